@@ -1,0 +1,138 @@
+"""Argument checking shared by every public entry point.
+
+Rules (privacy-critical parameters):
+- errors are ``ParameterError`` (both a ValueError and a TypeError) that name the
+  offending parameter, raised before any work is done;
+- nothing is clipped, wrapped or rounded silently;
+- exact parameters are held as :class:`fractions.Fraction`. A float argument is converted
+  to the exact rational value of that binary float (``Fraction(0.1)`` is not 1/10); pass a
+  ``Fraction``, an ``int`` or a decimal string such as ``"0.1"`` to mean 1/10 exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+class ParameterError(ValueError, TypeError):
+    """A bad argument (wrong type or out of range). Subclasses both ValueError and
+    TypeError so callers may catch either; the message names the parameter."""
+
+
+__all__ = [
+    "ParameterError",
+    "as_rng",
+    "check_dps",
+    "check_int",
+    "check_int_array",
+    "check_size",
+    "to_fraction",
+    "check_positive_fraction",
+]
+
+
+def as_rng(rng: np.random.Generator | int | np.random.SeedSequence | None) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``; never touches numpy's global RNG state."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(rng, bool):
+            raise ParameterError(
+                "rng must be a numpy Generator, an int seed, a SeedSequence or None"
+            )
+        return np.random.default_rng(rng)
+    raise ParameterError(
+        f"rng must be a numpy Generator, an int seed, a SeedSequence or None, got {type(rng)!r}"
+    )
+
+
+def to_fraction(name: str, value) -> Fraction:
+    """Exact rational value of ``value``; rejects NaN, infinities, bools and non-numbers."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number, got bool")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, str):
+        try:
+            out = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ParameterError(f"{name} must be a finite number, got {value!r}") from exc
+        return out
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise ParameterError(f"{name} must be finite, got {value!r}")
+        return Fraction(f)
+    if hasattr(value, "numerator") and hasattr(value, "denominator"):  # e.g. sympy Rational
+        return Fraction(int(value.numerator), int(value.denominator))
+    raise ParameterError(f"{name} must be a real number, got {type(value).__name__}")
+
+
+def check_positive_fraction(name: str, value, *, upper=None, upper_inclusive=False) -> Fraction:
+    """``to_fraction`` plus ``value > 0`` (and ``value < upper`` / ``<= upper``)."""
+    out = to_fraction(name, value)
+    if out <= 0:
+        raise ParameterError(f"{name} must be > 0, got {value!r}")
+    if upper is not None:
+        if upper_inclusive and out > upper:
+            raise ParameterError(f"{name} must be <= {upper}, got {value!r}")
+        if not upper_inclusive and out >= upper:
+            raise ParameterError(f"{name} must be < {upper}, got {value!r}")
+    return out
+
+
+def check_int(name: str, value, *, minimum: int | None = None) -> int:
+    """A Python int (numpy integers accepted); floats, even integral ones, are rejected."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{name} must be an integer, got {value!r}")
+    out = int(value)
+    if minimum is not None and out < minimum:
+        raise ParameterError(f"{name} must be >= {minimum}, got {out}")
+    return out
+
+
+def check_dps(dps) -> int:
+    """Decimal digits requested from an exact computation."""
+    return check_int("dps", dps, minimum=1)
+
+
+def check_int_array(name: str, k) -> np.ndarray:
+    """Integer-valued points as an int64 array (same shape).
+
+    Accepts Python/numpy integers and integer-valued float arrays would be a silent
+    conversion, so they are rejected: pass integers.
+    """
+    arr = np.asarray(k)
+    if arr.dtype == object:
+        try:
+            if not all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
+                       for x in arr.ravel()):
+                raise TypeError
+            arr = arr.astype(np.int64)
+        except (TypeError, OverflowError) as exc:
+            raise ParameterError(f"{name} must contain integers that fit in int64") from exc
+        return arr
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ParameterError(f"{name} must be integer-valued (got dtype {arr.dtype})")
+    if arr.dtype == np.uint64 and arr.size and arr.max() > INT64_MAX:
+        raise ParameterError(f"{name} has values beyond int64")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_size(size) -> int | tuple[int, ...] | None:
+    """``size`` argument of samplers: None, a non-negative int or a tuple of them."""
+    if size is None:
+        return None
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        return check_int("size", size, minimum=0)
+    if isinstance(size, tuple):
+        return tuple(check_int("size", s, minimum=0) for s in size)
+    raise ParameterError(f"size must be None, an int or a tuple of ints, got {size!r}")

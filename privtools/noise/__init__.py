@@ -1,0 +1,29 @@
+"""Discrete noise for distributed differential privacy (000 §4–5, App. E).
+
+Distributions are immutable values; each offers float ``pmf/logpmf/cdf/sf/logcdf/logsf/
+mean/var`` (vectorized), ``sample(size, rng)`` (int64), certified ``exact_pmf(k, dps)`` and
+``shares(n)`` — the law of one user's share, n i.i.d. copies of which sum to (or, for the
+discrete Gaussian, close to) the distribution.
+
+    DiscreteLaplace(scale)          Lap_Z(b), pure DP (Fact 2); shares: PolyaDifference (Fact 1)
+    Polya(r, beta | scale=)         negative binomial; the building block of Fact 1
+    PolyaDifference(r, beta|scale=) γ⁺ − γ⁻, one user's share in Theorem 1
+    Skellam(var, mu=0)              RDP (Theorem 2, Lemma 3); closed under sums
+    DiscreteGaussian(sigma, mu=0)   CDP (Theorem 4, Lemma 4)
+"""
+
+from ._base import IntegerDistribution, SymmetricIntegerDistribution
+from .gaussian import DiscreteGaussian
+from .laplace import DiscreteLaplace
+from .polya import Polya, PolyaDifference
+from .skellam import Skellam
+
+__all__ = [
+    "IntegerDistribution",
+    "SymmetricIntegerDistribution",
+    "DiscreteLaplace",
+    "Polya",
+    "PolyaDifference",
+    "Skellam",
+    "DiscreteGaussian",
+]

@@ -1,0 +1,381 @@
+"""Base class of the integer noise distributions.
+
+A distribution is a small immutable value (its parameters). Three kinds of readers
+interpret it:
+
+* float methods in scipy.stats style — ``pmf/logpmf/cdf/sf/logcdf/logsf/mean/var`` —
+  vectorized over numpy arrays and accurate in relative terms far into the tails
+  (log-space sums where closed forms or scipy lose accuracy);
+* samplers — ``sample(size, rng)`` returning int64, with no global RNG state;
+* certified exact methods — ``exact_pmf`` (mpmath numbers correct to ``dps`` digits),
+  ``pmf_balls`` (Arb balls that provably contain the PMF) and ``tail_bound`` (a certified
+  upper bound on the probability outside a range).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+
+from .._validation import as_rng, check_dps, check_int, check_int_array, check_size
+from . import _arb
+from ._arb import arb
+
+# Relative size below which the truncated remainder of a float tail sum is ignored.
+_TAIL_REL_EPS = 1e-20
+_LOG_TAIL_REL_EPS = math.log(_TAIL_REL_EPS)
+# Points that can be summed in one float block before the exponent range is exhausted.
+_BLOCK_LOG_SPAN = 600.0
+
+
+def _as_output(k_in, out: np.ndarray):
+    """Scalar in -> Python float out; array in -> array out (scipy.stats convention)."""
+    if np.ndim(k_in) == 0:
+        return float(out.reshape(()))
+    return out
+
+
+class IntegerDistribution:
+    """Common interface; subclasses are frozen dataclasses holding exact parameters."""
+
+    # ----------------------------------------------------------------- to implement
+    def _logpmf(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _sample(self, size, rng: np.random.Generator, exact: bool) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
+
+    def _log_upper_ratio(self, j: np.ndarray) -> np.ndarray:  # pragma: no cover
+        """Float upper bound on ``log p(i+1)/p(i)`` for every ``i >= j`` (< 0)."""
+        raise NotImplementedError
+
+    def _arb_pmf(self, k: int) -> arb:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _arb_upper_tail(self, t: int) -> arb | None:  # pragma: no cover - abstract
+        """Certified upper bound on P(X > t), or None when ``t`` is too small for the
+        method (the caller then moves ``t`` outward)."""
+        raise NotImplementedError
+
+    def _arb_lower_tail(self, t: int) -> arb | None:  # pragma: no cover - abstract
+        """Certified upper bound on P(X < t), or None (see ``_arb_upper_tail``)."""
+        raise NotImplementedError
+
+    def mean(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def var(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def shares(self, n: int) -> IntegerDistribution:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # Integer points where the float tail search starts (a median or a point near it).
+    def _center(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ float interface
+    def logpmf(self, k):
+        """Natural log of the PMF at integer points ``k`` (``-inf`` off the support)."""
+        kk = check_int_array("k", k)
+        return _as_output(k, np.asarray(self._logpmf(kk), dtype=float))
+
+    def pmf(self, k):
+        """PMF at integer points ``k`` (float64; underflows to 0 only below 1e-308)."""
+        kk = check_int_array("k", k)
+        return _as_output(k, np.exp(self._logpmf(kk)))
+
+    def logsf(self, k):
+        """``log P(X > k)``, accurate in relative terms in the far upper tail."""
+        kk = check_int_array("k", k)
+        return _as_output(k, self._logsf(kk))
+
+    def sf(self, k):
+        """``P(X > k)``."""
+        kk = check_int_array("k", k)
+        return _as_output(k, np.exp(self._logsf(kk)))
+
+    def logcdf(self, k):
+        """``log P(X <= k)``, accurate in relative terms in the far lower tail."""
+        kk = check_int_array("k", k)
+        return _as_output(k, self._logcdf(kk))
+
+    def cdf(self, k):
+        """``P(X <= k)``."""
+        kk = check_int_array("k", k)
+        return _as_output(k, np.exp(self._logcdf(kk)))
+
+    def std(self) -> float:
+        return math.sqrt(self.var())
+
+    def sample(self, size=None, rng=None, *, exact: bool = False):
+        """Draw ``size`` samples (int64). ``rng``: Generator, seed or None.
+
+        ``exact=True`` selects an integer-only sampler (Canonne–Kamath–Steinke 2020) where
+        the distribution has one; the float path is the fast default.
+        """
+        size = check_size(size)
+        gen = as_rng(rng)
+        if not isinstance(exact, bool):
+            raise TypeError("exact must be a bool")
+        out = self._sample(size, gen, exact)
+        if size is None:
+            return np.int64(np.asarray(out).reshape(()))
+        return np.asarray(out, dtype=np.int64)
+
+    def rvs(self, size=None, random_state=None):
+        """scipy.stats-style alias of :meth:`sample`."""
+        return self.sample(size, rng=random_state)
+
+    def _no_exact_sampler(self):
+        raise ValueError(
+            f"exact=True: no integer-only sampler for {type(self).__name__}; exact samplers "
+            "exist for DiscreteLaplace and DiscreteGaussian"
+        )
+
+    # Default tails: log-space summation of the PMF (used where no closed form exists).
+    def _logsf(self, k: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
+
+    def _logcdf(self, k: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
+
+    def _log_upper_tail_sum(self, k: np.ndarray) -> np.ndarray:
+        """``log P(X > k)`` by summing the PMF in blocks (valid where the PMF is
+        non-increasing beyond ``k``; the remainder after the last block is below
+        ``1e-20`` of the result by the ratio bound ``_log_upper_ratio``)."""
+        k = np.asarray(k, dtype=np.int64)
+        out = np.empty(k.shape, dtype=float)
+        if k.size == 0:
+            return out
+        flat = k.ravel()
+        uniq, inverse = np.unique(flat, return_inverse=True)
+        res = np.empty(uniq.shape, dtype=float)
+        # Group nearby query points so each group shares one summation grid.
+        gap = 1 << 16
+        starts = np.flatnonzero(np.diff(uniq) > gap) + 1
+        for group in np.split(np.arange(uniq.size), starts):
+            qs = uniq[group]
+            a = int(qs[0]) + 1
+            last_head = float(self._logpmf(np.array([qs[-1] + 1]))[0])
+            length = 64  # terms beyond the last query point; doubled until enough
+            while True:
+                b = int(qs[-1]) + length
+                lp_end = float(self._logpmf(np.array([b + 1]))[0])
+                lr = float(self._log_upper_ratio(np.array([b + 1]))[0])
+                remainder = lp_end - math.log(-math.expm1(lr)) if lr < 0 else math.inf
+                if remainder < last_head + _LOG_TAIL_REL_EPS or lp_end == -math.inf:
+                    break
+                length *= 2
+                if length > 1 << 27:
+                    raise ArithmeticError(
+                        "tail sum needs more than 2**27 terms; the distribution is too wide "
+                        "for the float tail path (use exact methods)"
+                    )
+            grid = np.arange(a, b + 1, dtype=np.int64)
+            lp = self._logpmf(grid)
+            tail = _suffix_logsumexp(lp)
+            res[group] = tail[qs - a + 1]
+        out.ravel()[:] = res[inverse]
+        return out
+
+    # ------------------------------------------------------------ exact interface
+    def pmf_balls(self, lo: int, hi: int, prec: int) -> list[arb]:
+        """Arb balls enclosing ``P(X = k)`` for ``k = lo..hi`` at ``prec`` bits."""
+        lo = check_int("lo", lo)
+        hi = check_int("hi", hi)
+        if hi < lo:
+            raise ValueError(f"hi must be >= lo, got lo={lo}, hi={hi}")
+        with _arb.precision(prec):
+            return self._arb_pmf_range(lo, hi)
+
+    def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
+        return [self._arb_pmf(k) for k in range(lo, hi + 1)]
+
+    def exact_pmf(self, k, dps: int = 50):
+        """``P(X = k)`` as ``mpmath.mpf`` correct to ``dps`` significant digits.
+
+        Certified: the value is the midpoint of an Arb ball whose relative radius is at
+        most ``10**-dps``; precision is raised until that holds. ``k`` may be an int or
+        an integer array (returns an object array of mpf).
+        """
+        dps = check_dps(dps)
+        if np.ndim(k) == 0:
+            kk = check_int("k", k)
+            return self._certified(lambda: [self._arb_pmf(kk)], dps)[0]
+        arr = check_int_array("k", k)
+        vals = self._certified(lambda: [self._arb_pmf(int(x)) for x in arr.ravel()], dps)
+        out = np.empty(arr.size, dtype=object)
+        out[:] = vals
+        return out.reshape(arr.shape)
+
+    def exact_pmf_range(self, lo: int, hi: int, dps: int = 50) -> list[mpmath.mpf]:
+        """``[P(X = k) for k in lo..hi]`` correct to ``dps`` digits (fast range method)."""
+        dps = check_dps(dps)
+        lo = check_int("lo", lo)
+        hi = check_int("hi", hi)
+        if hi < lo:
+            raise ValueError(f"hi must be >= lo, got lo={lo}, hi={hi}")
+        return self._certified(lambda: self._arb_pmf_range(lo, hi), dps)
+
+    def _certified(self, compute, dps: int) -> list[mpmath.mpf]:
+        bits = _arb.bits_for_dps(dps) + _arb.GUARD_BITS
+        for _ in range(8):
+            with _arb.precision(bits):
+                balls = compute()
+            if all(_arb.has_digits(b, dps) for b in balls):
+                return [_arb.to_mpf(b) for b in balls]
+            bits *= 2
+        raise ArithmeticError(f"could not certify {dps} digits (precision reached {bits} bits)")
+
+    def tail_bound(self, lo: int, hi: int, dps: int = 30) -> mpmath.mpf:
+        """Certified upper bound on ``P(X < lo) + P(X > hi)``.
+
+        Uses log-concavity or an explicit ratio bound of each distribution (see the
+        subclass docstrings); raises ``ValueError`` if ``[lo, hi]`` does not contain the
+        distribution's centre, where the ratio bounds do not apply.
+        """
+        lo = check_int("lo", lo)
+        hi = check_int("hi", hi)
+        with _arb.precision(_arb.bits_for_dps(dps) + _arb.GUARD_BITS):
+            up = self._arb_upper_tail(hi)
+            low = self._arb_lower_tail(lo)
+            if up is None or low is None:
+                raise ValueError(
+                    f"range [{lo}, {hi}] is too narrow for a certified tail bound "
+                    f"(it must contain the centre {self._center()} and reach past the mode)"
+                )
+            return _arb.upper_mpf(up + low)
+
+    def exact_support(self, mass, dps: int = 30) -> tuple[int, int, mpmath.mpf]:
+        """A range ``[lo, hi]`` with certified ``P(X not in [lo, hi]) <= mass``.
+
+        Returns ``(lo, hi, bound)`` where ``bound <= mass`` is the certified outside mass.
+        The range is found from the float tails and then certified (and widened if the
+        certificate needs it).
+        """
+        m = mpmath.mpf(mass)
+        if not (m > 0 and m < 1):
+            raise ValueError(f"mass must be in (0, 1), got {mass!r}")
+        # Aim each side at mass/4 so the certified bound (slightly above the float tail)
+        # still fits within mass without widening.
+        side = float(mpmath.log(m / 4))
+        hi = self._float_upper_quantile(side)
+        lo = self._float_lower_quantile(side)
+        for _ in range(60):
+            try:
+                bound = self.tail_bound(lo, hi, dps=dps)
+            except ValueError:
+                bound = None
+            if bound is not None and bound <= m:
+                return lo, hi, bound
+            width = max(1, (hi - lo) // 16)
+            hi += width
+            lo -= width
+        raise ArithmeticError(f"could not certify a support range with outside mass {mass}")
+
+    def _float_upper_quantile(self, log_p: float) -> int:
+        """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search)."""
+        c = self._center()
+        step = max(1, int(math.sqrt(max(self.var(), 1.0))))
+        lo, hi = c, c + step
+        while self._logsf(np.array([hi]))[0] > log_p:
+            lo, hi = hi, hi + 2 * (hi - c)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self._logsf(np.array([mid]))[0] > log_p:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def _float_lower_quantile(self, log_p: float) -> int:
+        """Largest integer t <= centre with ``log P(X < t) <= log_p`` (float search)."""
+        c = self._center()
+        step = max(1, int(math.sqrt(max(self.var(), 1.0))))
+        # P(X < t) = cdf(t - 1)
+        hi, lo = c, c - step
+        while self._logcdf(np.array([lo - 1]))[0] > log_p:
+            hi, lo = lo, lo - 2 * (c - lo)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self._logcdf(np.array([mid - 1]))[0] > log_p:
+                hi = mid
+            else:
+                lo = mid
+        return lo
+
+
+class SymmetricIntegerDistribution(IntegerDistribution):
+    """Distributions symmetric about an integer centre ``c``: p(c + x) = p(c - x).
+
+    Only the upper tail ``log P(X > k)`` for ``k >= c`` is implemented by subclasses
+    (``_log_upper_tail``); the rest follows by symmetry:
+    ``P(X <= k) = P(X >= 2c - k) = P(X > 2c - k - 1)``.
+    """
+
+    def _log_upper_tail(self, k: np.ndarray) -> np.ndarray:
+        return self._log_upper_tail_sum(k)
+
+    def _logsf(self, k: np.ndarray) -> np.ndarray:
+        c = self._center()
+        k = np.asarray(k, dtype=np.int64)
+        out = np.empty(k.shape, dtype=float)
+        upper = k >= c
+        if upper.any():
+            out[upper] = self._log_upper_tail(k[upper])
+        if (~upper).any():
+            mirrored = 2 * c - k[~upper] - 1  # P(X <= k) = P(X > 2c - k - 1), >= c
+            out[~upper] = np.log1p(-np.exp(self._log_upper_tail(mirrored)))
+        return out
+
+    def _logcdf(self, k: np.ndarray) -> np.ndarray:
+        c = self._center()
+        return self._logsf(2 * c - np.asarray(k, dtype=np.int64) - 1)
+
+    def _arb_lower_tail(self, t: int) -> arb | None:
+        c = self._center()
+        # P(X < t) = P(X > 2c - t)
+        return self._arb_upper_tail(2 * c - t)
+
+
+def _suffix_logsumexp(lp: np.ndarray) -> np.ndarray:
+    """``out[i] = log(sum(exp(lp[i:])))`` for a non-increasing (in the tail) ``lp``.
+
+    Sums in float blocks whose log values span less than ~600 (no underflow inside a
+    block), from the small end so that small terms are added first.
+    """
+    n = lp.size
+    out = np.full(n, -np.inf)
+    if n == 0:
+        return out
+    finite = np.isfinite(lp)
+    if not finite.any():
+        return out
+    # Blocks: the running minimum of lp drops by less than the span inside a block.
+    running_min = np.minimum.accumulate(np.where(finite, lp, np.inf))
+    first = lp[np.argmax(finite)]
+    block_id = np.floor((first - np.minimum(running_min, first)) / _BLOCK_LOG_SPAN)
+    block_id = np.where(np.isfinite(block_id), block_id, np.nanmax(block_id[np.isfinite(block_id)]))
+    boundaries = [0, *(np.flatnonzero(np.diff(block_id)) + 1).tolist(), n]
+    after = -np.inf  # log of the sum of all later blocks
+    for s, e in zip(boundaries[-2::-1], boundaries[:0:-1]):
+        seg = lp[s:e]
+        shift = np.max(seg[np.isfinite(seg)]) if np.isfinite(seg).any() else -np.inf
+        if shift == -np.inf:
+            out[s:e] = after
+            continue
+        local = np.exp(seg - shift)
+        suffix = np.cumsum(local[::-1])[::-1]
+        with np.errstate(divide="ignore"):
+            block = np.log(suffix) + shift
+        out[s:e] = np.logaddexp(block, after)
+        after = out[s]
+    return out
+
+
+def check_n(n) -> int:
+    """Number of users/shares: an integer >= 1."""
+    return check_int("n", n, minimum=1)

@@ -1,0 +1,400 @@
+"""Pólya (negative binomial) noise and the Pólya-difference share of discrete Laplace.
+
+Pólya(r, β), x ∈ N:  P(x) = Γ(x + r)/(x! Γ(r)) · β^x (1 − β)^r   (000 §4, Definition 4).
+Sampling (000, footnote to Fact 1): λ ~ Gamma(r, β/(1 − β)), X ~ Poisson(λ); numpy's
+``negative_binomial`` implements exactly this mixture.
+
+Fact 1 (000): for 2n i.i.d. γ⁺_i, γ⁻_i ~ Pólya(1/n, e^{-1/b}), Σ_i (γ⁺_i − γ⁻_i) ~ Lap_Z(b).
+The share η_i = γ⁺_i − γ⁻_i is :class:`PolyaDifference`; its PMF in closed form is
+
+    p(k) = (1 − β)^{2r} β^{|k|} (r)_{|k|}/|k|! · ₂F₁(r, |k| + r; |k| + 1; β²).
+
+β is given either exactly as a rational ``beta`` or through ``scale`` b with β = e^{-1/b}
+(the form Theorems 1 and 5 use: β = e^{-ε/g}, i.e. b = g/ε); in the second case exact
+computations use e^{-1/b} to full precision and ``beta`` holds only its float value.
+
+Tail ratio bound used by the certified tails: Pólya ratios satisfy
+p(i+1)/p(i) = β(i + r)/(i + 1) <= ρ_j := β · max(1, (j + r)/(j + 1)) for all i >= j, and the
+same ρ_j bounds the ratios of the difference for k >= j >= 0 (each term of
+p(k+1) = Σ_i nb(k+1+i) nb(i) is at most ρ_k times the matching term of p(k)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import scipy.special as sc
+import scipy.stats as st
+
+from .._validation import check_positive_fraction
+from . import _arb
+from ._arb import arb
+from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
+
+
+def log_gamma_ratio(k: np.ndarray, r: float) -> np.ndarray:
+    """log Γ(k + r) − log Γ(k + 1) for integers k >= 0, without cancellation.
+
+    For k >= 30, with a = k + 1 and d = r − 1, Stirling's series gives
+    (a − ½) log1p(d/a) + d log(a + d) − d + Σ_j c_j [(a + d)^{1−2j} − a^{1−2j}]
+    (c = 1/12, −1/360, 1/1260, −1/1680): every term is computed without subtracting large
+    numbers (measured against Arb: <= 4e-15; ``gammaln`` differences lose ~1e-11 at k = 1e5
+    and scipy's ``poch`` ~3e-12 near k = 2300).
+    """
+    k = np.asarray(k, dtype=float)
+    out = np.empty(k.shape, dtype=float)
+    small = k < 30
+    if small.any():
+        out[small] = sc.gammaln(k[small] + r) - sc.gammaln(k[small] + 1.0)
+    big = ~small
+    if big.any():
+        a = k[big] + 1.0
+        d = r - 1.0
+        ad = a + d
+        inv_a, inv_ad = 1.0 / a, 1.0 / ad
+        corr = (-d * inv_a * inv_ad) / 12.0
+        corr -= (inv_ad**3 - inv_a**3) / 360.0
+        corr += (inv_ad**5 - inv_a**5) / 1260.0
+        corr -= (inv_ad**7 - inv_a**7) / 1680.0
+        out[big] = (a - 0.5) * np.log1p(d * inv_a) + d * np.log(ad) - d + corr
+    return out
+
+
+def _arb_prec() -> int:
+    import flint
+
+    return int(flint.ctx.prec)
+
+
+def _init_polya_params(obj, r, beta, scale) -> None:
+    r = check_positive_fraction("r", r)
+    if (beta is None) == (scale is None):
+        raise ValueError("give exactly one of beta (0 < beta < 1) or scale (beta = exp(-1/scale))")
+    if scale is not None:
+        scale = check_positive_fraction("scale", scale)
+        beta_value = math.exp(-float(1 / scale))
+    else:
+        beta_value = check_positive_fraction("beta", beta, upper=1)
+    object.__setattr__(obj, "r", r)
+    object.__setattr__(obj, "beta", beta_value)
+    object.__setattr__(obj, "scale", scale)
+
+
+class _PolyaParams:
+    """Float and Arb views of (r, β) shared by Pólya and its difference."""
+
+    r: Fraction
+    beta: Fraction | float
+    scale: Fraction | None
+
+    @property
+    def _r(self) -> float:
+        return float(self.r)
+
+    @property
+    def _beta(self) -> float:
+        return float(self.beta)
+
+    @property
+    def _one_minus_beta(self) -> float:
+        """1 − β without cancellation (β is close to 1 for large batches)."""
+        if self.scale is not None:
+            return -math.expm1(-float(1 / self.scale))
+        return float(1 - self.beta)
+
+    @property
+    def _log_beta(self) -> float:
+        if self.scale is not None:
+            return -float(1 / self.scale)
+        return math.log(float(self.beta))
+
+    def _arb_beta(self) -> arb:
+        if self.scale is not None:
+            return (-_arb.to_arb(1 / self.scale)).exp()
+        return _arb.to_arb(self.beta)
+
+    def _arb_one_minus_beta(self) -> arb:
+        if self.scale is not None:
+            return -((-_arb.to_arb(1 / self.scale)).expm1())
+        return _arb.to_arb(1 - self.beta)
+
+    def _ratio_bound(self, j):
+        """ρ_j = β·max(1, (j + r)/(j + 1)) as a float array."""
+        j = np.asarray(j, dtype=float)
+        return self._beta * np.maximum(1.0, (j + self._r) / (j + 1.0))
+
+    def _arb_ratio_bound(self, j: int) -> arb:
+        r = _arb.to_arb(self.r)
+        factor = (r + j) / (j + 1)
+        if self.r <= 1:
+            factor = arb(1)
+        return self._arb_beta() * factor
+
+    def _check_float_sampling(self) -> None:
+        if self._one_minus_beta < 1e-12:
+            raise ValueError(
+                "beta is within 1e-12 of 1: float Pólya sampling would lose the parameter; "
+                "increase epsilon/g or use a smaller batch"
+            )
+
+
+@dataclass(frozen=True, init=False)
+class Polya(_PolyaParams, IntegerDistribution):
+    """Pólya(r, β) = negative binomial with ``r`` successes and failure probability β.
+
+    ``Polya(r, beta)`` or ``Polya(r, scale=b)`` (β = e^{-1/b}).
+    """
+
+    r: Fraction
+    beta: Fraction | float
+    scale: Fraction | None = field(default=None)
+
+    def __init__(self, r, beta=None, *, scale=None):
+        _init_polya_params(self, r, beta, scale)
+
+    # ---------------------------------------------------------------- float
+    def _nbinom(self):
+        return st.nbinom(self._r, self._one_minus_beta)
+
+    def _center(self) -> int:
+        return int(math.floor(self.mean()))
+
+    def _logpmf(self, k):
+        k = np.asarray(k, dtype=np.int64)
+        kk = np.maximum(k, 0)
+        out = (log_gamma_ratio(kk, self._r) - sc.gammaln(self._r)
+               + kk * self._log_beta + self._r * math.log(self._one_minus_beta))
+        return np.where(k < 0, -np.inf, out)
+
+    def _log_upper_ratio(self, j):
+        return np.log(self._ratio_bound(np.maximum(j, 0)))
+
+    def _logsf(self, k):
+        k = np.asarray(k, dtype=np.int64)
+        out = np.asarray(self._nbinom().logsf(k), dtype=float)
+        # scipy's survival function underflows (or loses relative accuracy) near 1e-300:
+        # sum the far tail in log space instead.
+        far = (out < -650.0) & (k >= self._center())
+        if far.any():
+            out[far] = self._log_upper_tail_sum(k[far])
+        return out
+
+    def _logcdf(self, k):
+        k = np.asarray(k, dtype=np.int64)
+        out = np.asarray(self._nbinom().logcdf(k), dtype=float)
+        out = np.where(k < 0, -np.inf, out)
+        far = (out < -650.0) & (k >= 0)
+        if far.any():
+            top = int(k[far].max())
+            grid = np.arange(0, top + 1, dtype=np.int64)
+            cum = np.logaddexp.accumulate(self._logpmf(grid))
+            out[far] = cum[k[far]]
+        return out
+
+    def mean(self) -> float:
+        return self._r * self._beta / self._one_minus_beta
+
+    def var(self) -> float:
+        return self._r * self._beta / self._one_minus_beta**2
+
+    def _sample(self, size, rng, exact):
+        if exact:
+            self._no_exact_sampler()
+        self._check_float_sampling()
+        shape = () if size is None else size
+        return rng.negative_binomial(self._r, self._one_minus_beta, shape)
+
+    # ---------------------------------------------------------------- exact
+    def _arb_pmf(self, k: int) -> arb:
+        if k < 0:
+            return arb(0)
+        r = _arb.to_arb(self.r)
+        log_p = (
+            (r + k).lgamma() - r.lgamma() - arb(k + 1).lgamma()
+            + k * self._arb_beta().log() + r * self._arb_one_minus_beta().log()
+        )
+        return log_p.exp()
+
+    def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
+        out = [arb(0)] * max(0, min(hi, -1) - lo + 1)
+        start = max(lo, 0)
+        if start > hi:
+            return out
+        beta = self._arb_beta()
+        r = _arb.to_arb(self.r)
+        cur = self._arb_pmf(start)
+        vals = [cur]
+        for k in range(start, hi):  # p(k+1) = p(k) β (k + r)/(k + 1): positive products
+            cur = cur * beta * (r + k) / (k + 1)
+            vals.append(cur)
+        return out + vals
+
+    def _arb_upper_tail(self, t: int) -> arb | None:
+        j = max(t + 1, 0)
+        rho = self._arb_ratio_bound(j)
+        if not rho < 1:
+            return None
+        return self._arb_pmf(j) / (1 - rho)
+
+    def _arb_lower_tail(self, t: int) -> arb | None:
+        if t <= 0:
+            return arb(0)
+        if t > 10**6:
+            return None
+        return sum(self._arb_pmf_range(0, t - 1), arb(0))
+
+    def shares(self, n: int) -> Polya:
+        """n i.i.d. Pólya(r/n, β) sum to Pólya(r, β) (negative binomial closure)."""
+        n = check_n(n)
+        if self.scale is not None:
+            return Polya(self.r / n, scale=self.scale)
+        return Polya(self.r / n, self.beta)
+
+
+@dataclass(frozen=True, init=False)
+class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
+    """γ⁺ − γ⁻ with γ± i.i.d. Pólya(r, β): one user's noise share in Theorem 1 (000).
+
+    With r = 1/n, n i.i.d. copies sum to Lap_Z(b), β = e^{-1/b} (Fact 1).
+    """
+
+    r: Fraction
+    beta: Fraction | float
+    scale: Fraction | None = field(default=None)
+
+    def __init__(self, r, beta=None, *, scale=None):
+        _init_polya_params(self, r, beta, scale)
+
+    # ---------------------------------------------------------------- float
+    def _center(self) -> int:
+        return 0
+
+    def _logpmf(self, k):
+        k = np.abs(np.asarray(k, dtype=np.int64)).astype(float)
+        if self.r == 1:  # Theorem 5's central noise: exactly Lap_Z, p(k) = (1-β)/(1+β) β^|k|
+            return math.log(self._one_minus_beta / (1 + self._beta)) + k * self._log_beta
+        r, b = self._r, self._beta
+        hyp = sc.hyp2f1(r, k + r, k + 1.0, b * b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (
+                2.0 * r * math.log(self._one_minus_beta) + k * self._log_beta
+                + log_gamma_ratio(k, r) - sc.gammaln(r) + np.log(hyp)
+            )
+        bad = ~np.isfinite(out)
+        if bad.any():
+            # scipy's 2F1 overflows for r near 1/2 and beta near 1 (the function itself is
+            # bounded by (1 - beta²)^-r): one certified range computation for those points.
+            out = np.array(out, dtype=float)
+            kb = k[bad].astype(np.int64)
+            lo, hi = int(kb.min()), int(kb.max())
+            with _arb.precision(96):
+                vals = self._arb_pmf_range(lo, hi)
+            out[bad] = [float(vals[int(x) - lo].log()) for x in kb]
+        return out
+
+    def _log_upper_ratio(self, j):
+        return np.log(self._ratio_bound(np.maximum(j, 0)))
+
+    def mean(self) -> float:
+        return 0.0
+
+    def var(self) -> float:
+        return 2.0 * self._r * self._beta / self._one_minus_beta**2
+
+    def _sample(self, size, rng, exact):
+        if exact:
+            self._no_exact_sampler()
+        self._check_float_sampling()
+        shape = () if size is None else size
+        p = self._one_minus_beta
+        return rng.negative_binomial(self._r, p, shape) - rng.negative_binomial(self._r, p, shape)
+
+    # ---------------------------------------------------------------- exact
+    def _arb_pmf(self, k: int) -> arb:
+        # ₂F₁ closed form when Arb evaluates it tightly; else its positive-term series;
+        # else (series too long) the convolution.
+        prec = _arb_prec()
+        ball = self._arb_pmf_hypergeometric(k)
+        if ball.is_finite() and not ball.is_zero() and ball.rel_accuracy_bits() >= prec - 40:
+            return ball
+        if (prec + 10) * math.log(2) / max(-2 * self._log_beta, 1e-300) < 200_000:
+            return self._arb_pmf_hypergeometric(k, series=True)
+        return self._arb_pmf_range(k, k)[0]
+
+    def _arb_pmf_hypergeometric(self, k: int, series: bool = False) -> arb:
+        """Closed form through ₂F₁ (an independent check of the convolution). Arb's ₂F₁
+        loses accuracy for large |k|; ``series=True`` sums the defining series instead:
+        its terms t_j are positive with t_{j+1}/t_j <= q_j = z·((r + j)/(j + 1))^{[r>1]·2},
+        non-increasing in j, so the remainder after t_J is at most t_J q_J/(1 − q_J)."""
+        k = abs(k)
+        r = _arb.to_arb(self.r)
+        beta = self._arb_beta()
+        log_front = (
+            2 * r * self._arb_one_minus_beta().log() + k * beta.log()
+            + (r + k).lgamma() - r.lgamma() - arb(k + 1).lgamma()
+        )
+        z = beta * beta
+        if not series:
+            return log_front.exp() * z.hypgeom_2f1(r, r + k, arb(k + 1))
+        eps = arb(2) ** (-_arb_prec() - 8)
+        term, total, j = arb(1), arb(1), 0
+        while True:
+            term = term * (r + j) * (r + k + j) / ((k + 1 + j) * (j + 1)) * z
+            total += term
+            j += 1
+            q = z if self.r <= 1 else z * ((r + j) / (j + 1)) ** 2
+            if q < 1:
+                rest = term * q / (1 - q)
+                if rest < eps * total:
+                    break
+        return log_front.exp() * (total + arb(0, rest.upper()))
+
+    def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
+        """p(k) = Σ_{j>=0} nb(k+j) nb(j) for |k| <= K by one Arb polynomial product.
+
+        The sum is cut at j = J; for j > J, nb(k+j) <= nb(k+J+1) ρ^{j-J-1}, so the cut-off
+        part is at most nb(k+J+1)·P(Pólya > J), which is added to every ball. J is chosen so
+        this is below 2^-(prec+10) of the smallest p(k) (p(k) >= nb(k) nb(0)).
+        """
+        from flint import arb_poly
+
+        top = max(abs(lo), abs(hi))
+        base = Polya(self.r, scale=self.scale) if self.scale is not None else Polya(
+            self.r, self.beta)
+        prec = _arb_prec()
+        # float search for the cut J: log(ρ)(J+1) + log P(NB > J) - log nb(0) <= -(prec+10) ln 2
+        log_rho = float(np.log(self._ratio_bound(top + 1)))
+        log_nb0 = float(base.logpmf(0))
+        target = -(prec + 10) * math.log(2)
+        cut = max(16, top)
+        while log_rho * (cut + 1) + float(base.logsf(cut)) - log_nb0 > target:
+            cut *= 2
+        nb = base._arb_pmf_range(0, top + cut + 1)
+        tail = base._arb_upper_tail(cut)
+        if tail is None:  # pragma: no cover - cut is far beyond the mode
+            raise ArithmeticError("no certified Pólya tail at the convolution cut")
+        prod = arb_poly(nb[: top + cut + 1]) * arb_poly(nb[cut::-1])
+        coeffs = prod.coeffs()
+        half = []
+        for k in range(top + 1):
+            err = (nb[k + cut + 1] * tail).upper()
+            half.append(coeffs[cut + k] + arb(0, err))
+        return [half[abs(k)] for k in range(lo, hi + 1)]
+
+    def _arb_upper_tail(self, t: int) -> arb | None:
+        if t < 0:
+            return None
+        rho = self._arb_ratio_bound(t + 1)
+        if not rho < 1:
+            return None
+        return self._arb_pmf(t + 1) / (1 - rho)
+
+    def shares(self, n: int) -> PolyaDifference:
+        """n i.i.d. PolyaDifference(r/n, β) sum to PolyaDifference(r, β)."""
+        n = check_n(n)
+        if self.scale is not None:
+            return PolyaDifference(self.r / n, scale=self.scale)
+        return PolyaDifference(self.r / n, self.beta)
