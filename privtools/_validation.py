@@ -18,6 +18,9 @@ from fractions import Fraction
 import numpy as np
 
 INT64_MAX = np.iinfo(np.int64).max
+# Integer points and locations are limited to |k| <= 2**62 so that k ± mu, k + 1 and the
+# like can never wrap around in int64 arithmetic.
+POINT_LIMIT = 2**62
 
 
 class ParameterError(ValueError, TypeError):
@@ -89,14 +92,22 @@ def check_positive_fraction(name: str, value, *, upper=None, upper_inclusive=Fal
     return out
 
 
-def check_int(name: str, value, *, minimum: int | None = None) -> int:
+def check_int(name: str, value, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
     """A Python int (numpy integers accepted); floats, even integral ones, are rejected."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterError(f"{name} must be an integer, got {value!r}")
     out = int(value)
     if minimum is not None and out < minimum:
         raise ParameterError(f"{name} must be >= {minimum}, got {out}")
+    if maximum is not None and out > maximum:
+        raise ParameterError(f"{name} must be <= {maximum}, got {out}")
     return out
+
+
+def check_location(name: str, value) -> int:
+    """An integer location (e.g. ``mu``) within ±2**62."""
+    return check_int(name, value, minimum=-POINT_LIMIT, maximum=POINT_LIMIT)
 
 
 def check_dps(dps) -> int:
@@ -118,13 +129,18 @@ def check_int_array(name: str, k) -> np.ndarray:
                 raise TypeError
             arr = arr.astype(np.int64)
         except (TypeError, OverflowError) as exc:
-            raise ParameterError(f"{name} must contain integers that fit in int64") from exc
+            raise ParameterError(f"{name} must contain integers within ±2**62") from exc
+        if arr.size and (arr.max() > POINT_LIMIT or arr.min() < -POINT_LIMIT):
+            raise ParameterError(f"{name} must lie within ±2**62")
         return arr
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise ParameterError(f"{name} must be integer-valued (got dtype {arr.dtype})")
-    if arr.dtype == np.uint64 and arr.size and arr.max() > INT64_MAX:
-        raise ParameterError(f"{name} has values beyond int64")
-    return arr.astype(np.int64, copy=False)
+    if arr.dtype == np.uint64 and arr.size and arr.max() > POINT_LIMIT:
+        raise ParameterError(f"{name} has values beyond 2**62")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.max() > POINT_LIMIT or arr.min() < -POINT_LIMIT):
+        raise ParameterError(f"{name} must lie within ±2**62")
+    return arr
 
 
 def check_size(size) -> int | tuple[int, ...] | None:

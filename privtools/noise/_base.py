@@ -15,6 +15,7 @@ interpret it:
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import mpmath
 import numpy as np
@@ -44,8 +45,43 @@ class IntegerDistribution:
     def _logpmf(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _sample(self, size, rng: np.random.Generator, exact: bool) -> np.ndarray:
+    def _table_logpmf(self, lo: int, hi: int) -> np.ndarray:
+        """log PMF on lo..hi for the sampler's table (subclasses may use a faster path)."""
+        return self._logpmf(np.arange(lo, hi + 1, dtype=np.int64))
+
+    def _sample_direct(self, size, rng: np.random.Generator) -> np.ndarray:
+        """The distribution's own float sampler (mixture, geometric or rejection)."""
         raise NotImplementedError  # pragma: no cover
+
+    def _sample_exact(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Integer-only sampler; only some distributions have one."""
+        raise ValueError(
+            f"exact=True: no integer-only sampler for {type(self).__name__}; exact samplers "
+            "exist for DiscreteLaplace and DiscreteGaussian"
+        )
+
+    @cached_property
+    def _table(self):
+        """Alias-urn table sampler (``_table.py``), or None when the table would be too
+        large; built on first use."""
+        from ._table import TableSampler
+
+        try:
+            return TableSampler(self)
+        except ValueError:
+            return None
+
+    def _sample(self, size, rng: np.random.Generator, exact: bool) -> np.ndarray:
+        if exact:
+            return self._sample_exact(size, rng)
+        self._check_sampling()
+        table = self._table
+        if table is not None:
+            return table.sample(size, rng)
+        return self._sample_direct(size, rng)
+
+    def _check_sampling(self) -> None:
+        """Raise before sampling when float sampling cannot represent the parameters."""
 
     def _log_upper_ratio(self, j: np.ndarray) -> np.ndarray:  # pragma: no cover
         """Float upper bound on ``log p(i+1)/p(i)`` for every ``i >= j`` (< 0)."""
@@ -114,7 +150,9 @@ class IntegerDistribution:
         """Draw ``size`` samples (int64). ``rng``: Generator, seed or None.
 
         ``exact=True`` selects an integer-only sampler (Canonne–Kamath–Steinke 2020) where
-        the distribution has one; the float path is the fast default.
+        the distribution has one. The float default draws from an alias-urn table of the
+        float PMF with exact-tail inversion (``_table.py``), or from the distribution's own
+        mixture/rejection sampler when the table would be too large.
         """
         size = check_size(size)
         gen = as_rng(rng)
@@ -129,11 +167,6 @@ class IntegerDistribution:
         """scipy.stats-style alias of :meth:`sample`."""
         return self.sample(size, rng=random_state)
 
-    def _no_exact_sampler(self):
-        raise ValueError(
-            f"exact=True: no integer-only sampler for {type(self).__name__}; exact samplers "
-            "exist for DiscreteLaplace and DiscreteGaussian"
-        )
 
     # Default tails: log-space summation of the PMF (used where no closed form exists).
     def _logsf(self, k: np.ndarray) -> np.ndarray:
@@ -276,14 +309,16 @@ class IntegerDistribution:
             lo -= width
         raise ArithmeticError(f"could not certify a support range with outside mass {mass}")
 
-    def _float_upper_quantile(self, log_p: float) -> int:
-        """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search)."""
+    def _float_upper_quantile(self, log_p: float, rel_tol: float = 0.0) -> int:
+        """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search); with
+        ``rel_tol`` > 0, some t with ``logsf(t) <= log_p`` within that fraction of the
+        distance from the centre (fewer evaluations)."""
         c = self._center()
         step = max(1, int(math.sqrt(max(self.var(), 1.0))))
         lo, hi = c, c + step
         while self._logsf(np.array([hi]))[0] > log_p:
             lo, hi = hi, hi + 2 * (hi - c)
-        while hi - lo > 1:
+        while hi - lo > max(1, int(rel_tol * (hi - c))):
             mid = (lo + hi) // 2
             if self._logsf(np.array([mid]))[0] > log_p:
                 lo = mid

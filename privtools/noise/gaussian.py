@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import check_int, check_positive_fraction, to_fraction
+from .._validation import check_location, check_positive_fraction, to_fraction
 from . import _arb
 from ._arb import arb
 from ._base import SymmetricIntegerDistribution, check_n
@@ -57,7 +57,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         else:
             s2 = check_positive_fraction("sigma2", sigma2)
         object.__setattr__(self, "sigma2", s2)
-        object.__setattr__(self, "mu", check_int("mu", mu))
+        object.__setattr__(self, "mu", check_location("mu", mu))
 
     @property
     def sigma(self) -> float:
@@ -120,11 +120,12 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     def var(self) -> float:
         return self._variance
 
-    def _sample(self, size, rng, exact):
-        if exact:
-            from .exact_sampling import discrete_gaussian
+    def _sample_exact(self, size, rng):
+        from .exact_sampling import discrete_gaussian
 
-            return discrete_gaussian(self.sigma2, self.mu, size=size, rng=rng)
+        return discrete_gaussian(self.sigma2, self.mu, size=size, rng=rng)
+
+    def _sample_direct(self, size, rng):
         return _float_discrete_gaussian(self.sigma2, self.mu, size, rng)
 
     # ---------------------------------------------------------------- exact

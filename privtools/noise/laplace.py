@@ -64,16 +64,19 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         a = self._a
         return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
 
-    def _sample(self, size, rng, exact):
-        if exact:
-            from .exact_sampling import discrete_laplace
+    def _sample_exact(self, size, rng):
+        from .exact_sampling import discrete_laplace
 
-            return discrete_laplace(self.scale, size=size, rng=rng)
+        return discrete_laplace(self.scale, size=size, rng=rng)
+
+    def _check_sampling(self) -> None:
         if self.scale > _MAX_FLOAT_SAMPLING_SCALE:
             raise ValueError(
                 f"scale={float(self.scale):.3g} is beyond the float sampler's range "
                 f"(<= 2**50); use exact=True"
             )
+
+    def _sample_direct(self, size, rng):
         p = -math.expm1(-self._a)
         shape = () if size is None else size
         return rng.geometric(p, shape) - rng.geometric(p, shape)

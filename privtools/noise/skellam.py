@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.special as sc
 
-from .._validation import check_int, check_positive_fraction
+from .._validation import check_location, check_positive_fraction
 from . import _arb
 from ._arb import arb
 from ._base import SymmetricIntegerDistribution, check_n
@@ -74,7 +74,7 @@ class Skellam(SymmetricIntegerDistribution):
 
     def __init__(self, var, mu=0):
         object.__setattr__(self, "variance", check_positive_fraction("var", var))
-        object.__setattr__(self, "mu", check_int("mu", mu))
+        object.__setattr__(self, "mu", check_location("mu", mu))
 
     # ---------------------------------------------------------------- float
     def _center(self) -> int:
@@ -102,13 +102,13 @@ class Skellam(SymmetricIntegerDistribution):
     def var(self) -> float:
         return float(self.variance)
 
-    def _sample(self, size, rng, exact):
-        if exact:
-            self._no_exact_sampler()
+    def _check_sampling(self) -> None:
         v = self.variance
         if v > _MAX_FLOAT_SAMPLING_VAR:
             raise ValueError(f"var={float(v):.3g} is beyond the Poisson sampler's range (2**60)")
-        lam = float(v) / 2.0
+
+    def _sample_direct(self, size, rng):
+        lam = float(self.variance) / 2.0
         shape = () if size is None else size
         return rng.poisson(lam, shape) - rng.poisson(lam, shape) + self.mu
 
