@@ -138,15 +138,18 @@ def total_variation(P: ExactPMF, Q: ExactPMF) -> mpmath.mpi:
     """
     _check_same_space(P, Q)
     lo, hi = min(P.lo, Q.lo), max(P.hi, Q.hi)
-    with _arb.precision(_arb.bits_for_dps(max(P.dps, Q.dps)) + 2 * _arb.GUARD_BITS):
+    bits = _arb.bits_for_dps(max(P.dps, Q.dps)) + 2 * _arb.GUARD_BITS
+    with _arb.precision(bits), mpmath.workprec(bits):
         acc = arb(0)
         for k in range(lo, hi + 1):
             acc += abs(P.ball(k) - Q.ball(k))
         core = acc / 2
-        slack = (P.unaccounted + Q.unaccounted) / 2
-        low = max(mpmath.mpf(0), _lower_mpf(core) - slack)
-        high = min(mpmath.mpf(1), _arb.upper_mpf(core) + slack)
-    return mpmath.mpi(low, high)
+        # directed rounding keeps the interval an enclosure
+        slack = mpmath.fdiv(mpmath.fadd(P.unaccounted, Q.unaccounted, rounding="u"), 2,
+                            rounding="u")
+        low = max(mpmath.mpf(0), mpmath.fsub(_lower_mpf(core), slack, rounding="d"))
+        high = min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(core), slack, rounding="u"))
+        return mpmath.mpi(low, high)
 
 
 # ------------------------------------------------------------------------ helpers
