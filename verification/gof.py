@@ -15,6 +15,7 @@ import scipy.stats as st
 
 from privtools._validation import ParameterError
 from privtools.noise._base import IntegerDistribution
+from privtools.noise._search import last_true
 
 __all__ = ["GTestResult", "g_test"]
 
@@ -99,8 +100,10 @@ def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
         raise ParameterError("min_expected must be > 0")
     n = x.size
     # Interior range: integers where both merged tails keep >= min_expected.
-    lo = _first_with(lambda k: n * dist.cdf(k) >= min_expected, dist, upper=False)
-    hi = _first_with(lambda k: n * dist.sf(k - 1) >= min_expected, dist, upper=True)
+    c = dist._center()
+    step = max(1, int(np.sqrt(max(dist.var(), 1.0))))
+    lo = last_true(lambda k: k == c or n * dist.cdf(k) >= min_expected, c, step, -1)
+    hi = last_true(lambda k: k == c or n * dist.sf(k - 1) >= min_expected, c, step, +1)
     if hi <= lo + 1:
         raise ParameterError("too few samples for a G-test of this distribution")
     # Bins: (-inf, lo], lo+1 .. hi-1 singly, [hi, inf)
@@ -116,36 +119,6 @@ def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
     dof = len(observed) - 1
     p = float(st.chi2.sf(stat, dof))
     return GTestResult(stat, dof, p, n, edges, observed, expected)
-
-
-def _first_with(pred, dist: IntegerDistribution, upper: bool) -> int:
-    """Boundary integer for the merged tails (bisection from the centre outwards)."""
-    c = dist._center()
-    step = max(1, int(np.sqrt(max(dist.var(), 1.0))))
-    if not upper:
-        # largest k <= c with pred false -> lo = smallest k with pred true
-        a = c
-        while pred(a - step):
-            step *= 2
-        lo_k, hi_k = a - step, a  # pred(lo_k) false, pred(hi_k) true (or centre)
-        while hi_k - lo_k > 1:
-            mid = (lo_k + hi_k) // 2
-            if pred(mid):
-                hi_k = mid
-            else:
-                lo_k = mid
-        return hi_k
-    a = c
-    while pred(a + step):
-        step *= 2
-    lo_k, hi_k = a, a + step  # pred(lo_k) true, pred(hi_k) false
-    while hi_k - lo_k > 1:
-        mid = (lo_k + hi_k) // 2
-        if pred(mid):
-            lo_k = mid
-        else:
-            hi_k = mid
-    return lo_k
 
 
 def _merge_small(observed, expected, edges, min_expected):

@@ -23,6 +23,7 @@ import numpy as np
 from .._validation import as_rng, check_dps, check_int, check_int_array, check_size
 from . import _arb
 from ._arb import arb
+from ._search import last_true
 
 # Relative size below which the truncated remainder of a float tail sum is ignored.
 _TAIL_REL_EPS = 1e-20
@@ -314,33 +315,23 @@ class IntegerDistribution:
         ``rel_tol`` > 0, some t with ``logsf(t) <= log_p`` within that fraction of the
         distance from the centre (fewer evaluations)."""
         c = self._center()
-        step = max(1, int(math.sqrt(max(self.var(), 1.0))))
-        lo, hi = c, c + step
-        while self._logsf(np.array([hi]))[0] > log_p:
-            lo, hi = hi, hi + 2 * (hi - c)
-        while hi - lo > max(1, int(rel_tol * (hi - c))):
-            mid = (lo + hi) // 2
-            if self._logsf(np.array([mid]))[0] > log_p:
-                lo = mid
-            else:
-                hi = mid
-        return hi
+
+        def above(x: int) -> bool:
+            return x == c or self._logsf(np.array([x]))[0] > log_p
+
+        return last_true(above, c, self._search_step(), +1, rel_tol) + 1
 
     def _float_lower_quantile(self, log_p: float) -> int:
         """Largest integer t <= centre with ``log P(X < t) <= log_p`` (float search)."""
         c = self._center()
-        step = max(1, int(math.sqrt(max(self.var(), 1.0))))
-        # P(X < t) = cdf(t - 1)
-        hi, lo = c, c - step
-        while self._logcdf(np.array([lo - 1]))[0] > log_p:
-            hi, lo = lo, lo - 2 * (c - lo)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self._logcdf(np.array([mid - 1]))[0] > log_p:
-                hi = mid
-            else:
-                lo = mid
-        return lo
+
+        def above(x: int) -> bool:  # P(X < x) = cdf(x - 1)
+            return x == c or self._logcdf(np.array([x - 1]))[0] > log_p
+
+        return last_true(above, c, self._search_step(), -1) - 1
+
+    def _search_step(self) -> int:
+        return max(1, int(math.sqrt(max(self.var(), 1.0))))
 
 
 class SymmetricIntegerDistribution(IntegerDistribution):
