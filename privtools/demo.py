@@ -82,7 +82,7 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
             gt = g_test(sums, summed)
             passed = gt.p_value >= P_THRESHOLD and (not closed or float(tv.b) < 1e-30)
             results["mechanisms"].append({
-                "mechanism": name, "share": repr(share), "total": repr(total),
+                "mechanism": name, "share": str(share), "total": str(total),
                 "tv_sum_vs_closed_form": [float(tv.a), float(tv.b)],
                 "closed_form_exact": closed, "exact_seconds": round(t_exact, 3),
                 "g_test_p": gt.p_value, "g_test_dof": gt.dof, "passed": bool(passed),
@@ -97,7 +97,7 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
             x = dist.sample(exact_draws, np.random.default_rng(ss), exact=True)
             gt = g_test(x, dist)
             results["exact_samplers"].append({
-                "distribution": repr(dist), "draws": exact_draws, "g_test_p": gt.p_value,
+                "distribution": str(dist), "draws": exact_draws, "g_test_p": gt.p_value,
                 "passed": bool(gt.p_value >= P_THRESHOLD)})
         progress.advance(task)
 
@@ -147,6 +147,8 @@ def _plot(plots, path: Path) -> None:
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("total noise of one batch")
         ax.set_ylim(1e-15, 1.5 * p.max())
+        shown = k[p > 1e-15]
+        ax.set_xlim(shown.min(), shown.max())
     np.atleast_1d(axes)[0].set_ylabel("probability")
     np.atleast_1d(axes)[0].legend(fontsize=7)
     fig.tight_layout()

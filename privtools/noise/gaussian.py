@@ -59,6 +59,9 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         object.__setattr__(self, "sigma2", s2)
         object.__setattr__(self, "mu", check_location("mu", mu))
 
+    def __str__(self) -> str:
+        return f"N_Z({self.mu}, {self.sigma2})"
+
     @property
     def sigma(self) -> float:
         return math.sqrt(float(self.sigma2))

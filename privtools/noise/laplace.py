@@ -37,6 +37,9 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def __post_init__(self):
         object.__setattr__(self, "scale", check_positive_fraction("scale", self.scale))
 
+    def __str__(self) -> str:
+        return f"Lap_Z({self.scale})"
+
     # ---------------------------------------------------------------- float
     @property
     def _a(self) -> float:

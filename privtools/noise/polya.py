@@ -111,6 +111,9 @@ class _PolyaParams:
             return -float(1 / self.scale)
         return math.log(float(self.beta))
 
+    def _beta_str(self) -> str:
+        return f"e^(-1/{self.scale})" if self.scale is not None else str(self.beta)
+
     def _arb_beta(self) -> arb:
         if self.scale is not None:
             return (-_arb.to_arb(1 / self.scale)).exp()
@@ -154,6 +157,9 @@ class Polya(_PolyaParams, IntegerDistribution):
 
     def __init__(self, r, beta=None, *, scale=None):
         _init_polya_params(self, r, beta, scale)
+
+    def __str__(self) -> str:
+        return f"Pólya({self.r}, {self._beta_str()})"
 
     # ---------------------------------------------------------------- float
     def _nbinom(self):
@@ -264,6 +270,9 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
 
     def __init__(self, r, beta=None, *, scale=None):
         _init_polya_params(self, r, beta, scale)
+
+    def __str__(self) -> str:
+        return f"Pólya({self.r}, {self._beta_str()}) − Pólya({self.r}, {self._beta_str()})"
 
     # ---------------------------------------------------------------- float
     def _center(self) -> int:

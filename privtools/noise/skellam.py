@@ -76,6 +76,9 @@ class Skellam(SymmetricIntegerDistribution):
         object.__setattr__(self, "variance", check_positive_fraction("var", var))
         object.__setattr__(self, "mu", check_location("mu", mu))
 
+    def __str__(self) -> str:
+        return f"Sk({self.mu}, {self.variance})"
+
     # ---------------------------------------------------------------- float
     def _center(self) -> int:
         return self.mu
