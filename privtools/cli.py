@@ -143,6 +143,61 @@ def demo(
         raise typer.Exit(1)
 
 
+@app.command("verify-claims")
+def verify_claims(
+    full: bool = typer.Option(False, "--full", help="the full grid (default: reduced)"),
+    only: list[str] = typer.Option(None, "--only", help="check only these claims"),
+    strict: bool = typer.Option(False, help="exit 1 if any claim fails or is inconclusive"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+):
+    """Check paper 000's quantitative claims exactly (certified intervals) on a grid, and
+    report where each holds, fails, and with how much slack."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verification import claims as registry
+
+    grid = "full" if full else "reduced"
+    try:
+        chosen = [registry.get(n) for n in only] if only else registry.all_claims()
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    total = sum(len(c.grid(grid)) for c in chosen)
+    t0 = time.perf_counter()
+    results = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=as_json) as progress:
+        task = progress.add_task("claims", total=total)
+        for c in chosen:
+            progress.update(task, description=c.name)
+            results.append(registry.check(c.name, grid, lambda: progress.advance(task)))
+    elapsed = time.perf_counter() - t0
+    if as_json:
+        print(json.dumps({"grid": grid, "seconds": round(elapsed, 2),
+                          "claims": [r.to_dict() for r in results]}, indent=2, default=str))
+    else:
+        out = Console()
+        t = Table(title=f"paper 000 claims, {grid} grid ({elapsed:.1f} s)")
+        for col in ("claim", "source", "grid points", "status", "worst slack", "example"):
+            t.add_column(col)
+        colour = {"holds": "green", "fails": "red", "inconclusive": "yellow"}
+        for r in results:
+            st = r.status
+            worst = "-" if r.worst_slack is None else f"{r.worst_slack:.4g}"
+            bad = [row for row in r.rows if row.status != "holds"] or list(r.rows)
+            t.add_row(r.claim.name, r.claim.source, str(len(r.rows)),
+                      f"[{colour[st]}]{st}[/{colour[st]}]", worst, bad[0].detail[:90])
+        out.print(t)
+        failing = [r for r in results if r.status != "holds"]
+        for r in failing:
+            out.print(f"[{colour[r.status]}]{r.claim.name} {r.status}[/]: {r.claim.statement}")
+            for row in r.rows:
+                if row.status != "holds":
+                    out.print(f"  at {row.params}: {row.detail}")
+    if strict and any(r.status != "holds" for r in results):
+        raise typer.Exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     app(args=argv if argv is not None else sys.argv[1:], prog_name="privtools")

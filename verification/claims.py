@@ -1,0 +1,367 @@
+"""The quantitative statements of paper 000 as checkable data.
+
+Each :class:`Claim` is a value — name, source, statement, parameter grids — plus a checker
+that evaluates one grid point exactly (certified intervals from ``verification.exact``,
+``verification.divergence`` and ``verification.tails``) and reports whether the statement
+holds there and with how much slack. ``check(name)`` runs a claim over a grid;
+``privtools verify-claims`` prints the table.
+
+Status of a grid point: ``holds`` (certified), ``fails`` (certified counterexample) or
+``inconclusive`` (the certified interval straddles the claimed value). Slack is reported
+as claimed/exact (>= 1 when the claim holds: how loose the bound is), except where a row
+says otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+
+__all__ = ["Claim", "Row", "ClaimResult", "all_claims", "get", "check", "check_all"]
+
+HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
+
+
+@dataclass(frozen=True)
+class Row:
+    params: dict
+    status: str
+    slack: float | None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str
+    source: str
+    statement: str
+    checker: Callable[[dict], Row] = field(repr=False, compare=False)
+    reduced: tuple[dict, ...] = field(default=(), compare=False)
+    full: tuple[dict, ...] = field(default=(), compare=False)
+    slack_meaning: str = "claimed / exact (>= 1 means it holds)"
+
+    def grid(self, which: str) -> tuple[dict, ...]:
+        if which not in ("reduced", "full"):
+            raise ValueError(f"grid must be 'reduced' or 'full', got {which!r}")
+        return self.reduced if which == "reduced" else self.full
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: Claim
+    rows: tuple[Row, ...]
+    seconds: float
+
+    @property
+    def status(self) -> str:
+        states = {r.status for r in self.rows}
+        if FAILS in states:
+            return FAILS
+        if INCONCLUSIVE in states:
+            return INCONCLUSIVE
+        return HOLDS
+
+    @property
+    def worst_slack(self) -> float | None:
+        vals = [r.slack for r in self.rows if r.slack is not None]
+        return min(vals) if vals else None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.claim.name,
+            "source": self.claim.source,
+            "statement": self.claim.statement,
+            "status": self.status,
+            "worst_slack": self.worst_slack,
+            "slack_meaning": self.claim.slack_meaning,
+            "seconds": round(self.seconds, 3),
+            "rows": [{"params": {k: str(v) for k, v in r.params.items()}, "status": r.status,
+                      "slack": r.slack, "detail": r.detail} for r in self.rows],
+        }
+
+
+# ----------------------------------------------------------------------------- helpers
+def _status_le(value: mpmath.mpi, bound) -> str:
+    """Certified comparison value <= bound for an interval value."""
+    b = mpmath.mpf(bound)
+    if value.b <= b:
+        return HOLDS
+    if value.a > b:
+        return FAILS
+    return INCONCLUSIVE
+
+
+def _ratio(claimed, exact: mpmath.mpi) -> float | None:
+    mid = (exact.a + exact.b) / 2
+    if mid == 0 or mpmath.isinf(mid):
+        return None
+    return float(mpmath.mpf(claimed) / mid)
+
+
+def _fmt(x) -> str:
+    if isinstance(x, mpmath.mpi):
+        return f"[{mpmath.nstr(x.a, 8)}, {mpmath.nstr(x.b, 8)}]"
+    return mpmath.nstr(x, 8) if isinstance(x, mpmath.mpf) else str(x)
+
+
+# ----------------------------------------------------------------------------- checkers
+def _fact1(pt: dict) -> Row:
+    from .exact import ExactPMF, sum_pmf, total_variation
+
+    b, n = Fraction(pt["b"]), int(pt["n"])
+    law = DiscreteLaplace(b)
+    conv = sum_pmf(law.shares(n), n, dps=40, method="convolve")
+    tv = total_variation(conv, ExactPMF.from_distribution(law, dps=40))
+    status = HOLDS if tv.b < mpmath.mpf(10) ** -30 else (FAILS if tv.a > 0 else INCONCLUSIVE)
+    return Row(pt, status, None, f"TV(sum of {n} shares, Lap_Z({b})) in {_fmt(tv)}")
+
+
+def _fact2(pt: dict) -> Row:
+    from .tails import fact2_exact_check
+
+    res = fact2_exact_check(Fraction(pt["scale"]), [0, 1, 5, 50, 500])
+    worst = res["max_rel_error"]
+    status = HOLDS if worst < mpmath.mpf(10) ** -25 else FAILS
+    return Row(pt, status, None, f"max relative gap formula vs exact tail: {_fmt(worst)}")
+
+
+def _prop1(pt: dict) -> Row:
+    from .tails import check_tail_bound, prop1_skellam
+
+    var = Fraction(pt["var"])
+    ps = [mpmath.mpf(10) ** -e for e in (1, 3, 6, 12, 20, 30)]
+    chk = check_tail_bound(Skellam(var), prop1_skellam(var), ps)
+    slack = None if chk.worst_ratio == 0 else float(1 / chk.worst_ratio)
+    return Row(pt, chk.status, slack,
+               f"worst exact-tail/p = {mpmath.nstr(chk.worst_ratio, 4)}; "
+               f"threshold/needed <= {mpmath.nstr(min(r['slack'] for r in chk.rows), 4)}")
+
+
+def _rdp_row(pt: dict, exact: mpmath.mpi, bound) -> tuple[str, float | None, str]:
+    return _status_le(exact, bound), _ratio(bound, exact), f"exact {_fmt(exact)} vs {_fmt(bound)}"
+
+
+def _lemma3(pt: dict) -> Row:
+    from privtools.accounting import skellam_rdp_bound
+
+    from .divergence import renyi_shift
+
+    var, delta, alpha = Fraction(pt["var"]), int(pt["delta"]), int(pt["alpha"])
+    exact = renyi_shift(Skellam(var), delta, alpha, dps=25)
+    bound = skellam_rdp_bound(alpha, var, delta)
+    status, slack, detail = _rdp_row(pt, exact, bound)
+    return Row(pt, status, slack, detail)
+
+
+def _lemma4(pt: dict) -> Row:
+    from privtools.accounting import discrete_gaussian_sum_cdp
+
+    from .divergence import renyi_shift
+    from .exact import sum_pmf
+
+    n, sigma2, delta = int(pt["n"]), Fraction(pt["sigma2"]), int(pt["delta"])
+    eps = mpmath.mpf(discrete_gaussian_sum_cdp(n, sigma2, delta))
+    total = sum_pmf(DiscreteGaussian(sigma2=sigma2), n, dps=30)
+    worst, rows = None, []
+    for alpha in (2, 8, 32):
+        exact = renyi_shift(total, delta, alpha, dps=25)
+        bound = eps * eps * alpha / 2
+        st = _status_le(exact, bound)
+        r = _ratio(bound, exact)
+        rows.append((alpha, st, exact, bound))
+        worst = r if worst is None or (r is not None and r < worst) else worst
+    status = FAILS if any(s == FAILS for _, s, _, _ in rows) else (
+        INCONCLUSIVE if any(s == INCONCLUSIVE for _, s, _, _ in rows) else HOLDS)
+    detail = "; ".join(f"α={a}: {_fmt(e)} <= {_fmt(b)}" for a, _, e, b in rows)
+    return Row(pt, status, worst, f"ε = {mpmath.nstr(eps, 6)}; " + detail)
+
+
+def _lemma5(pt: dict) -> Row:
+    from .tails import smallest_constant_lemma5
+
+    eps, n = Fraction(pt["eps"]), int(pt["n"])
+    ps = [mpmath.mpf(10) ** -e for e in (1, 3, 6, 10)]
+    c = smallest_constant_lemma5(eps, n, ps)
+    return Row(pt, HOLDS, None, f"holds with c >= {mpmath.nstr(c, 4)} on p in 1e-1..1e-10 "
+               "(the paper leaves c unspecified)")
+
+
+def _lemma10(pt: dict) -> Row:
+    from privtools.accounting import discrete_laplace_rdp, rdp_to_dp
+
+    from .divergence import hockey_stick
+    from .exact import ExactPMF, shift
+
+    scale, delta = Fraction(pt["scale"]), mpmath.mpf(pt["delta"])
+    conv = rdp_to_dp(lambda a: discrete_laplace_rdp(a, scale, 1), float(delta))
+    P = ExactPMF.from_distribution(DiscreteLaplace(scale), dps=30)
+    exact_delta = hockey_stick(shift(P, 1), P, conv.epsilon)
+    status = _status_le(exact_delta, delta)
+    return Row(pt, status, _ratio(delta, exact_delta),
+               f"ε(δ) by Lemma 10 = {conv.epsilon:.6g}; exact δ at that ε = {_fmt(exact_delta)}")
+
+
+def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
+    def checker(pt: dict) -> Row:
+        from privtools.planning import theorem_params
+
+        from .divergence import renyi_shift
+
+        prm = theorem_params(theorem, pt["eps"], int(pt["n"]), pt["p"], c=pt.get("c"))
+        eps = mpmath.mpf(Fraction(pt["eps"]).numerator) / Fraction(pt["eps"]).denominator
+        m = prm.m if theorem in (1, 5) else None
+        llr = renyi_shift(prm.noise, prm.g, math.inf, dps=25, m=m)
+        status, slack, detail = _rdp_row(pt, llr, eps)
+        view = f"mod {prm.m}" if m else "per user"
+        return Row(pt, status, slack,
+                   f"g={prm.g}, τ={prm.tau}, m={prm.m}; LLR of the {view} view {detail}")
+
+    return checker
+
+
+def _theorem2(pt: dict) -> Row:
+    from privtools.accounting import theorem2_rdp
+    from privtools.planning import theorem_params
+
+    from .divergence import renyi_shift
+
+    prm = theorem_params(2, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
+    eps, s = float(Fraction(pt["eps"])), float(Fraction(pt["s"]))
+    worst, parts, states = None, [], []
+    for alpha in (2, 4, 16, 64):
+        exact = renyi_shift(prm.noise, prm.g, alpha, dps=25, m=prm.m)
+        bound = theorem2_rdp(alpha, eps, s)
+        st = _status_le(exact, bound)
+        r = _ratio(bound, exact)
+        states.append(st)
+        worst = r if worst is None or (r is not None and r < worst) else worst
+        parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(mpmath.mpf(bound), 6)}")
+    status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
+    return Row(pt, status, worst, f"g={prm.g}, m={prm.m}; " + "; ".join(parts))
+
+
+def _theorem4(pt: dict) -> Row:
+    from privtools.accounting import discrete_gaussian_sum_cdp
+    from privtools.planning import theorem_params
+
+    from .divergence import renyi_shift
+    from .exact import sum_pmf
+
+    prm = theorem_params(4, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
+    eps_hat = mpmath.mpf(discrete_gaussian_sum_cdp(prm.n, prm.share.sigma2, prm.g))
+    total = sum_pmf(prm.share, prm.n, dps=30)
+    worst, parts, states = None, [], []
+    for alpha in (2, 8, 32):
+        exact = renyi_shift(total, prm.g, alpha, dps=25, m=prm.m)
+        bound = eps_hat * eps_hat * alpha / 2
+        st = _status_le(exact, bound)
+        r = _ratio(bound, exact)
+        states.append(st)
+        worst = r if worst is None or (r is not None and r < worst) else worst
+        parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(bound, 6)}")
+    status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
+    return Row(pt, status, worst, f"g={prm.g}, ε̂={mpmath.nstr(eps_hat, 6)}; " + "; ".join(parts))
+
+
+def _pts(**axes: Iterable) -> tuple[dict, ...]:
+    """Cartesian grid of parameter dicts."""
+    out: list[dict] = [{}]
+    for key, values in axes.items():
+        out = [{**d, key: v} for d in out for v in values]
+    return tuple(out)
+
+
+def all_claims() -> list[Claim]:
+    """The registry, in the paper's order."""
+    return [
+        Claim("fact1", "Fact 1 (000)",
+              "n i.i.d. Pólya(1/n, e^{-1/b}) differences sum to Lap_Z(b)", _fact1,
+              _pts(b=["4"], n=[8]), _pts(b=["1", "4", "32"], n=[2, 16, 64])),
+        Claim("fact2", "Fact 2 (000)",
+              "Y ~ Lap_Z(Δ/ε): P(Y > k) = e^{-εk/Δ}/(e^{ε/Δ} + 1) for k >= 0", _fact2,
+              _pts(scale=["2"]), _pts(scale=["0.5", "2", "32", "1000"])),
+        Claim("prop1", "Proposition 1 (000)",
+              "X ~ Sk(0, σ²): w.p. >= 1 − p, |X| <= 2σ√log(2/p) + √2 log(2/p)", _prop1,
+              _pts(var=["1", "1000"]), _pts(var=["0.5", "1", "10", "1000", "1000000"]),
+              slack_meaning="p / exact tail at the claimed threshold (>= 1 means it holds)"),
+        Claim("lemma3", "Lemma 3 (000) = AKL21 Thm 3.5",
+              "Sk(0, σ²) added to a Δ-sensitive query is (α, αΔ²/(2σ²) + min{((2α−1)Δ² + 6Δ)"
+              "/(4σ⁴), 3Δ/(2σ²)})-RDP", _lemma3,
+              _pts(var=["100"], delta=[10], alpha=[2, 16]),
+              _pts(var=["4", "100", "10000"], delta=[1, 10], alpha=[2, 8, 64])),
+        Claim("lemma4", "Lemma 4 (000) = KLS21 Prop. 13",
+              "the sum of n N_Z(0, σ²) added to a Δ-sensitive query is ½ε²-CDP, "
+              "ε = min{√(Δ²/(nσ²) + ξ/2), Δ/(√n σ) + ξ}", _lemma4,
+              _pts(n=[4], sigma2=["1"], delta=[2]),
+              _pts(n=[2, 8], sigma2=["0.25", "1", "9"], delta=[1, 4])),
+        Claim("lemma5", "Lemma 5 (000)",
+              "the sum of n Lap_Z(1/ε) satisfies |Σ| <= max{(c/ε)√(2n log(2/p)), 2(c/ε) log(2/p)} "
+              "w.p. >= 1 − p for an absolute constant c", _lemma5,
+              _pts(eps=["1"], n=[4]), _pts(eps=["0.1", "1"], n=[1, 4, 16])),
+        Claim("lemma10", "Lemma 10 (000)",
+              "(α, ε(α))-RDP implies (ε, δ)-DP with ε = inf_α ε(α) + log(1/(αδ))/(α−1) + "
+              "log(1 − 1/α)", _lemma10,
+              _pts(scale=["4"], delta=["1e-6"]),
+              _pts(scale=["1", "4", "32"], delta=["1e-3", "1e-6", "1e-9"]),
+              slack_meaning="δ / exact δ at the converted ε (>= 1 means it holds)"),
+        Claim("theorem1", "Theorem 1 (000), privacy",
+              "Pólya shares with g = ⌈ε√n⌉, τ, m = ng + 2τ + 1: the server's mod-m view is ε-DP",
+              _theorem_pure(1),
+              _pts(eps=["1"], n=[16], p=["1e-6"]),
+              _pts(eps=["0.1", "0.5", "1"], n=[16, 1024], p=["1e-6"])),
+        Claim("theorem2", "Theorem 2 (000), privacy",
+              "Skellam shares Sk(0, g²/(nε²)), g = ⌈sε√n⌉: (α, ε̂(α))-RDP with ε̂(α) = αε²/2 + "
+              "min{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}", _theorem2,
+              _pts(eps=["1"], n=[16], p=["1e-6"], s=["10"]),
+              _pts(eps=["0.1", "1"], n=[16, 1024], p=["1e-6"], s=["1", "10", "100"])),
+        Claim("theorem4", "Theorem 4 (000), privacy",
+              "discrete-Gaussian shares N_Z(0, g²/(nε²)): ½ε̂²-CDP with ε̂ from Lemma 4", _theorem4,
+              _pts(eps=["1"], n=[4], p=["1e-6"], s=["1"]),
+              _pts(eps=["0.5", "1"], n=[4, 16], p=["1e-6"], s=["1", "10"])),
+        Claim("theorem5", "Theorem 5 (000), privacy",
+              "central model: the analyzer adds Lap_Z(g/ε) to the mod-m sum: ε-DP",
+              _theorem_pure(5),
+              _pts(eps=["1"], n=[16], p=["1e-6"]),
+              _pts(eps=["0.1", "1"], n=[16, 1024], p=["1e-6"])),
+        Claim("theorem6", "Theorem 6 (000), privacy",
+              "local model: each user adds Lap_Z(g/ε) to x̂_i ∈ [0, g]: ε-LDP per user",
+              _theorem_pure(6),
+              _pts(eps=["1"], n=[16], p=["1e-6"], c=["1"]),
+              _pts(eps=["0.1", "1"], n=[16, 1024], p=["1e-6"], c=["1"])),
+    ]
+
+
+def get(name: str) -> Claim:
+    for c in all_claims():
+        if c.name == name:
+            return c
+    names = ", ".join(c.name for c in all_claims())
+    raise ValueError(f"unknown claim {name!r}; known: {names}")
+
+
+def check(name: str, grid: str = "reduced", progress: Callable[[], None] | None = None
+          ) -> ClaimResult:
+    """Evaluate claim ``name`` on its ``grid`` ("reduced" or "full")."""
+    claim = get(name)
+    t0 = time.perf_counter()
+    rows = []
+    for pt in claim.grid(grid):
+        try:
+            rows.append(claim.checker(pt))
+        except (ArithmeticError, ValueError) as exc:
+            rows.append(Row(pt, INCONCLUSIVE, None, f"could not evaluate: {exc}"))
+        if progress is not None:
+            progress()
+    return ClaimResult(claim, tuple(rows), time.perf_counter() - t0)
+
+
+def check_all(grid: str = "reduced", progress: Callable[[], None] | None = None
+              ) -> list[ClaimResult]:
+    return [check(c.name, grid, progress) for c in all_claims()]
