@@ -176,24 +176,27 @@ def verify_claims(
         print(json.dumps({"grid": grid, "seconds": round(elapsed, 2),
                           "claims": [r.to_dict() for r in results]}, indent=2, default=str))
     else:
-        out = Console()
+        out = Console(width=None if sys.stdout.isatty() else 150)
         t = Table(title=f"paper 000 claims, {grid} grid ({elapsed:.1f} s)")
-        for col in ("claim", "source", "grid points", "status", "worst slack", "example"):
+        for col in ("claim", "source", "points", "status", "worst slack", "slack means"):
             t.add_column(col)
         colour = {"holds": "green", "fails": "red", "inconclusive": "yellow"}
         for r in results:
             st = r.status
             worst = "-" if r.worst_slack is None else f"{r.worst_slack:.4g}"
-            bad = [row for row in r.rows if row.status != "holds"] or list(r.rows)
+            counts = {k: sum(row.status == k for row in r.rows) for k in colour}
+            label = st if counts[st] == len(r.rows) else f"{st} ({counts[st]}/{len(r.rows)})"
             t.add_row(r.claim.name, r.claim.source, str(len(r.rows)),
-                      f"[{colour[st]}]{st}[/{colour[st]}]", worst, bad[0].detail[:90])
+                      f"[{colour[st]}]{label}[/{colour[st]}]", worst,
+                      r.claim.slack_meaning)
         out.print(t)
-        failing = [r for r in results if r.status != "holds"]
-        for r in failing:
-            out.print(f"[{colour[r.status]}]{r.claim.name} {r.status}[/]: {r.claim.statement}")
-            for row in r.rows:
-                if row.status != "holds":
-                    out.print(f"  at {row.params}: {row.detail}")
+        for r in results:
+            shown = [row for row in r.rows if row.status != "holds"][:3] or list(r.rows[:1])
+            out.print(f"[bold]{r.claim.name}[/bold] [{colour[r.status]}]{r.status}[/]: "
+                      f"{r.claim.statement}")
+            for row in shown:
+                params = ", ".join(f"{k}={v}" for k, v in row.params.items())
+                out.print(f"   {row.status} at {params}: {row.detail}", soft_wrap=True)
     if strict and any(r.status != "holds" for r in results):
         raise typer.Exit(1)
 

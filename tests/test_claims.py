@@ -46,3 +46,42 @@ def test_interval_comparison_is_certified():
     assert claims._status_le(mpmath.mpi(1, 2), 3) == HOLDS
     assert claims._status_le(mpmath.mpi(4, 5), 3) == FAILS
     assert claims._status_le(mpmath.mpi(2, 4), 3) == INCONCLUSIVE
+
+
+def test_reduced_grid_outcomes():
+    """Every claim evaluated exactly on the reduced grid, with the expected verdicts:
+    the privacy theorems hold; the printed Theorem 2 bound does not follow from Lemma 3
+    for ε < 1 (an algebra slip; the privacy claim itself still holds there); Lemma 4 on Z
+    cannot be certified for n >= 2 (no certified tail model for sums of discrete Gaussians)."""
+    results = {r.claim.name: r for r in claims.check_all("reduced")}
+    for name in ("fact1", "fact2", "prop1", "lemma3", "lemma5", "lemma10", "theorem1",
+                 "theorem2", "theorem4", "theorem5", "theorem6"):
+        assert results[name].status == HOLDS, (name, [r.detail for r in results[name].rows])
+    algebra = results["theorem2-algebra"]
+    assert algebra.status == FAILS
+    failing = [r.params for r in algebra.rows if r.status == FAILS]
+    assert failing and all(mpmath.mpf(p["eps"]) < 1 for p in failing)
+    assert results["lemma4"].status == INCONCLUSIVE
+    assert all(r.status == INCONCLUSIVE for r in results["lemma4"].rows if r.params["n"] > 1)
+    lemma3 = results["lemma3"]
+    assert all(row.slack >= 1 for row in lemma3.rows)
+
+
+def test_a_false_claim_is_caught_through_the_registry(monkeypatch):
+    """Proposition 1 without its log term, evaluated by the same machinery, fails with a
+    certified counterexample (σ² = 1, p down to 1e-30)."""
+    from privtools.noise import Skellam
+    from verification.tails import check_tail_bound, prop1_without_log
+
+    def false_prop1(pt):
+        var = pt["var"]
+        chk = check_tail_bound(Skellam(var), prop1_without_log(var),
+                               [mpmath.mpf(10) ** -e for e in (1, 10, 30)])
+        return Row(pt, chk.status, None, str(chk.counterexample))
+
+    fake = Claim("prop1-no-log", "test", "false variant", false_prop1, ({"var": 1},),
+                 ({"var": 1},))
+    monkeypatch.setattr(claims, "all_claims", lambda: [fake])
+    res = claims.check("prop1-no-log")
+    assert res.status == FAILS
+    assert res.rows[0].detail != "None"  # a certified counterexample (p, t, exact tail)

@@ -45,3 +45,16 @@ def test_demo_quick_writes_report(tmp_path):
     assert (tmp_path / "report.md").read_text().startswith("# privtools demo report")
     assert (tmp_path / "noise.png").stat().st_size > 10_000
     assert len(summary["mechanisms"]) == 3 and len(summary["symbolic"]) >= 6
+
+
+def test_verify_claims_json():
+    res = runner.invoke(app, ["verify-claims", "--json", "--only", "theorem1",
+                              "--only", "theorem2-algebra"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    status = {c["name"]: c["status"] for c in out["claims"]}
+    assert status == {"theorem1": "holds", "theorem2-algebra": "fails"}
+    strict = runner.invoke(app, ["verify-claims", "--only", "theorem2-algebra", "--strict"])
+    assert strict.exit_code == 1
+    bad = runner.invoke(app, ["verify-claims", "--only", "lemma99"])
+    assert bad.exit_code == 2 and "unknown claim" in bad.output

@@ -310,6 +310,151 @@ class IntegerDistribution:
             lo -= width
         raise ArithmeticError(f"could not certify a support range with outside mass {mass}")
 
+    def tail_quantile(self, p, dps: int = 30, two_sided: bool = True) -> int:
+        """Exact tail quantile: the smallest integer ``t >= 0`` with ``P(|X - c| > t) <= p``,
+        ``c = _center()`` (with ``two_sided=False``: ``P(X - c > t) <= p``).
+
+        Guarantee: the returned ``t`` is *proved* to satisfy ``tail(t) <= p`` and, when
+        ``t > 0``, ``tail(t - 1) > p``. Each tail is enclosed in a certified interval summed
+        from the tail itself (never as 1 − the central mass, which loses all relative accuracy
+        when the tail is tiny): ``[Σ lower ends, Σ upper ends + remainder]`` of the Arb balls
+        of ``P(X = k)`` over a window beyond ``c ± t``, with the certified remainder beyond the
+        window from :meth:`tail_bound` (the window is widened until the remainder is below
+        ``10**-(dps+2)`` of the tail's first term). ``p`` is compared with the interval ends
+        as an exact rational (a float is taken at its binary value; pass ``"1e-30"`` or a
+        ``Fraction`` for a decimal). The intervals are about ``10**-dps`` wide in relative
+        terms; if one straddles ``p`` the precision is doubled (up to ``8 * dps``) and
+        ``ArithmeticError`` is raised when ``p`` still cannot be separated from a tail value.
+        The float ``logsf``/``logcdf`` only provide the starting guess. Cost: a few tail
+        evaluations, each linear in the window (~ scale·dps terms for geometric tails).
+        """
+        from fractions import Fraction
+
+        from .._validation import ParameterError, to_fraction
+
+        dps = check_dps(dps)
+        if not isinstance(two_sided, bool):
+            raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
+
+        def exact_fraction(x):
+            """Exact rational value of a finite mpf (None for inf/nan)."""
+            if not mpmath.isfinite(x):
+                return None
+            man, exp = x.man_exp
+            return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+        if isinstance(p, mpmath.mpf):
+            pf = exact_fraction(p)
+            if pf is None:
+                raise ParameterError(f"p must be finite, got {p!r}")
+        else:
+            pf = to_fraction("p", p)
+        if not 0 < pf < 1:
+            raise ParameterError(f"p must be in (0, 1), got {p!r}")
+        c = self._center()
+        symmetric = isinstance(self, SymmetricIntegerDistribution)
+
+        def initial_window(t: int, d: int) -> int:
+            """Float guess of the window beyond ``c ± t`` whose remainder is negligible
+            (only saves work: the certified check below widens it if needed)."""
+            w0 = max(8, self._search_step())
+            ws = w0 * 2 ** np.arange(0, 31, dtype=np.int64)
+            ws = ws[c + t + ws < 2**61]
+            with np.errstate(all="ignore"):
+                ref = float(self._logpmf(np.array([c + t + 1]))[0])
+                far = np.maximum(self._logpmf(c + t + ws), self._logpmf(c - t - ws))
+                ok = np.flatnonzero(far - ref <= -(d + 2) * math.log(10.0) - 10.0)
+            return int(ws[ok[0]]) if ok.size and np.isfinite(ref) else w0
+
+        def enclose(t: int, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+            """Certified [lower, upper] for the tail beyond ``t`` (t >= 0) at ``d`` digits."""
+            bits = _arb.bits_for_dps(d) + 2 * _arb.GUARD_BITS
+            with mpmath.workprec(bits):
+                # Aim: remainder below 10**-(d+2) of the tail's first term (a float
+                # estimate suffices; it only controls the interval's width).
+                ends = [c + t + 1, c - t - 1] if two_sided else [c + t + 1]
+                with np.errstate(all="ignore"):
+                    log_first = float(np.max(self._logpmf(np.array(ends, dtype=np.int64))))
+                if math.isfinite(log_first):
+                    ref = mpmath.exp(log_first)
+                else:
+                    ref = _arb.to_mpf(self.pmf_balls(c + t + 1, c + t + 1, bits)[0])
+                target = ref * mpmath.mpf(10) ** -(d + 2)
+                w = initial_window(t, d)
+                for _ in range(64):
+                    try:
+                        rem = self.tail_bound(c - t - w, c + t + w, dps=d)
+                    except ValueError:
+                        rem = None
+                    if rem is not None and rem <= target:
+                        break
+                    w *= 2
+                else:
+                    raise ArithmeticError(f"no certified tail remainder beyond t={t}")
+                with _arb.precision(bits):
+                    s = sum(self.pmf_balls(c + t + 1, c + t + w, bits), arb(0))
+                    if two_sided and symmetric:  # p(c - k) = p(c + k)
+                        s = 2 * s
+                    elif two_sided:
+                        s += sum(self.pmf_balls(c - t - w, c - t - 1, bits), arb(0))
+                    # negate at full precision (Arb rounds a negation to the context's)
+                    low = max(mpmath.mpf(0), -_arb.upper_mpf(-s))
+                high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
+            return low, high
+
+        # Starting guess from the float tails.
+        log_p = float(mpmath.log(mpmath.mpf(pf.numerator) / pf.denominator))
+
+        def float_above(t: int) -> bool:
+            if t < 0:
+                return True
+            v = float(self.logsf(c + t))
+            if two_sided and symmetric:
+                v += math.log(2.0)
+            elif two_sided:
+                v = float(np.logaddexp(v, self.logcdf(c - t - 1)))
+            return v > log_p
+
+        try:
+            guess = last_true(float_above, -1, self._search_step(), +1) + 1
+        except (ArithmeticError, ValueError, OverflowError, FloatingPointError):
+            guess = 0
+
+        class _Undecided(Exception):
+            pass
+
+        d = dps
+        for _ in range(4):
+            cache: dict[int, bool] = {}
+
+            def above(t: int, d=d, cache=cache) -> bool:  # certified: tail(t) > p
+                if t < 0:
+                    return True
+                if t not in cache:
+                    low, high = enclose(t, d)
+                    lo_q, hi_q = exact_fraction(low), exact_fraction(high)
+                    if lo_q is not None and lo_q > pf:
+                        cache[t] = True
+                    elif hi_q is not None and hi_q <= pf:
+                        cache[t] = False
+                    else:
+                        raise _Undecided
+                return cache[t]
+
+            try:
+                g = guess
+                if above(g - 1):
+                    if not above(g):
+                        return g
+                    return last_true(above, g, 1, +1) + 1
+                return last_true(lambda t: not above(t), g - 1, 1, -1)
+            except _Undecided:
+                d *= 2
+        raise ArithmeticError(
+            f"could not separate p={p!r} from the tail at {8 * dps} digits (p may equal a "
+            "tail probability exactly)"
+        )
+
     def _float_upper_quantile(self, log_p: float, rel_tol: float = 0.0) -> int:
         """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search); with
         ``rel_tol`` > 0, some t with ``logsf(t) <= log_p`` within that fraction of the

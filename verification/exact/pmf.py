@@ -13,11 +13,13 @@ computed from it can therefore be given as a certified interval.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 from flint import arb
 
+from privtools import _intervals
 from privtools._validation import check_dps, check_int
 from privtools.noise import _arb
 from privtools.noise._base import IntegerDistribution
@@ -149,7 +151,7 @@ def total_variation(P: ExactPMF, Q: ExactPMF) -> mpmath.mpi:
                             rounding="u")
         low = max(mpmath.mpf(0), mpmath.fsub(_lower_mpf(core), slack, rounding="d"))
         high = min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(core), slack, rounding="u"))
-        return mpmath.mpi(low, high)
+    return _intervals.make(low, high)
 
 
 # ------------------------------------------------------------------------ helpers
@@ -167,7 +169,11 @@ def _check_same_space(P: ExactPMF, Q: ExactPMF) -> None:
 def _check_tail(tail, dps: int) -> mpmath.mpf:
     if tail is None:
         return mpmath.mpf(10) ** (-dps)
-    t = mpmath.mpf(tail)
+    if isinstance(tail, Fraction):
+        with mpmath.workprec(max(64, tail.denominator.bit_length() + 64)):
+            t = mpmath.mpf(tail.numerator) / tail.denominator
+    else:
+        t = mpmath.mpf(tail)
     if not (t > 0 and t < 1):
         raise ValueError(f"tail must be in (0, 1), got {tail!r}")
     return t

@@ -1,0 +1,111 @@
+"""Privacy accounting for paper 000: RDP / zCDP / pure-DP curves, conversions to
+(ε, δ)-DP, composition, and an RDP accountant over mechanism descriptions.
+
+Describe, then interpret (as Google's ``dp_accounting``): ``events`` are immutable
+descriptions of what was released; ``RdpAccountant`` interprets them.
+
+    from privtools.accounting import RdpAccountant, SkellamEvent
+    acc = RdpAccountant().compose(SkellamEvent(var=g**2 / eps**2, sensitivity=g), count=B)
+    eps_dp, order = acc.epsilon(delta=1e-6)          # Lemma 10 (000)
+
+Modules
+    curves        ε(α) of discrete Laplace (exact), Skellam (Lemma 3), Theorem 2's ε̂,
+                  summed discrete Gaussians (Lemma 4), Gaussian, Laplace, zCDP, pure DP
+    conversions   RDP/zCDP/CDP → (ε, δ) (Lemma 10 / CKS20, Mironov, Bun–Steinke),
+                  pure DP → RDP / zCDP
+    composition   additive RDP composition, returning users (App. H), advanced composition
+    events, accountant   DpEvent-style descriptions and the RDP accountant
+
+Numbers: parameters are held exactly (Fractions); values are computed in mpmath at a
+precision guarded against the cancellations involved and returned as floats rounded up.
+"""
+
+from ._numeric import DEFAULT_ORDERS, INTEGER_ORDERS
+from .accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
+from .composition import (
+    ApproxDP,
+    ComposedCurve,
+    advanced_composition,
+    compose_rdp,
+    returning_users_rdp,
+    theorem7_per_mechanism_epsilon,
+)
+from .conversions import (
+    DeltaResult,
+    EpsilonResult,
+    cdp_to_dp,
+    pure_to_rdp,
+    pure_to_zcdp,
+    rdp_to_delta,
+    rdp_to_dp,
+    zcdp_to_dp,
+)
+from .curves import (
+    discrete_gaussian_sum_cdp,
+    discrete_gaussian_sum_xi,
+    discrete_laplace_rdp,
+    gaussian_rdp,
+    laplace_rdp,
+    pure_dp_rdp,
+    skellam_rdp_bound,
+    theorem2_rdp,
+    zcdp_rdp,
+)
+from .events import (
+    ComposedEvent,
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PureDPEvent,
+    RepeatedEvent,
+    SkellamEvent,
+    ZCDPEvent,
+)
+
+__all__ = [
+    "DEFAULT_ORDERS",
+    "INTEGER_ORDERS",
+    # curves
+    "discrete_laplace_rdp",
+    "pure_dp_rdp",
+    "skellam_rdp_bound",
+    "theorem2_rdp",
+    "discrete_gaussian_sum_cdp",
+    "discrete_gaussian_sum_xi",
+    "gaussian_rdp",
+    "laplace_rdp",
+    "zcdp_rdp",
+    # conversions
+    "EpsilonResult",
+    "DeltaResult",
+    "rdp_to_dp",
+    "rdp_to_delta",
+    "zcdp_to_dp",
+    "cdp_to_dp",
+    "pure_to_rdp",
+    "pure_to_zcdp",
+    # composition
+    "ComposedCurve",
+    "compose_rdp",
+    "returning_users_rdp",
+    "ApproxDP",
+    "advanced_composition",
+    "theorem7_per_mechanism_epsilon",
+    # events and accountant
+    "DpEvent",
+    "DiscreteLaplaceEvent",
+    "SkellamEvent",
+    "DiscreteGaussianSumEvent",
+    "GaussianEvent",
+    "LaplaceEvent",
+    "ZCDPEvent",
+    "PureDPEvent",
+    "ComposedEvent",
+    "RepeatedEvent",
+    "RdpAccountant",
+    "EventCurve",
+    "event_rdp",
+    "rdp_curve",
+]

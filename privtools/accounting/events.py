@@ -1,0 +1,202 @@
+"""Privacy events: small immutable descriptions of mechanisms (describe, then interpret).
+
+Following Google's ``dp_accounting`` ``DpEvent``: an event says *what* was released —
+which noise, at which scale, on a query of which sensitivity — and nothing about how to
+account for it. Accountants (``accountant.RdpAccountant``) interpret events. Parameters
+are validated and stored exactly (Fractions / ints) at construction.
+
+    DiscreteLaplaceEvent(scale, sensitivity=1)        Lap_Z(b) on an integer query (Thm 1, 5)
+    SkellamEvent(var, sensitivity, bound="lemma3", exact=False)   Sk(0, σ²) (Thm 2, Lemma 3)
+    DiscreteGaussianSumEvent(n, sigma2, sensitivity, exact=False) Σ of n N_Z(0, σ²) (Lemma 4)
+    GaussianEvent(sigma, sensitivity=1)               continuous N(0, σ²)
+    LaplaceEvent(b, sensitivity=1)                    continuous Laplace(b)
+    ZCDPEvent(rho)                                    any ρ-zCDP mechanism
+    PureDPEvent(eps, tight=False)                     any ε-DP mechanism
+    ComposedEvent(events)                             all of them, adaptively composed
+    RepeatedEvent(event, count)                       ``count`` runs of ``event``
+                                                      (e.g. a returning user's B batches, App. H)
+
+``exact=True`` (Skellam, discrete-Gaussian sum) asks the accountant for the exact numeric
+Rényi divergence of the shifted noise, ``verification.divergence.renyi_shift`` (upper
+end of its certified interval), capped by the paper's bound (the minimum of two valid
+upper bounds; for the discrete-Gaussian sum, whose PMF is a truncated table, renyi_shift
+currently returns +inf as upper end, so the cap is what remains).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .._validation import ParameterError, check_int, check_positive_fraction
+from ._numeric import check_nonneg, check_sensitivity
+
+__all__ = [
+    "DpEvent",
+    "DiscreteLaplaceEvent",
+    "SkellamEvent",
+    "DiscreteGaussianSumEvent",
+    "GaussianEvent",
+    "LaplaceEvent",
+    "ZCDPEvent",
+    "PureDPEvent",
+    "ComposedEvent",
+    "RepeatedEvent",
+]
+
+
+class DpEvent:
+    """Base class of the events (a marker: events carry data only)."""
+
+    __slots__ = ()
+
+
+def _set(obj, name, value):
+    object.__setattr__(obj, name, value)
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class DiscreteLaplaceEvent(DpEvent):
+    """Lap_Z(``scale``) added to an integer query of sensitivity ``sensitivity`` —
+    the total noise of Theorem 1 (000) (scale g/ε, Δ = g) or the central Theorem 5."""
+
+    scale: Fraction
+    sensitivity: int = 1
+
+    def __post_init__(self):
+        _set(self, "scale", check_positive_fraction("scale", self.scale))
+        _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+
+
+@dataclass(frozen=True)
+class SkellamEvent(DpEvent):
+    """Sk(0, ``var``) added to an integer query of sensitivity Δ (Theorem 2 (000): total
+    noise Sk(0, g²/ε²), Δ = g).
+
+    ``bound="lemma3"``: interpret with Lemma 3 (000) (integer orders; a non-integer α is
+    bounded by the value at ⌈α⌉, valid because D_α is non-decreasing in α).
+    ``exact=True``: the exact Rényi divergence from
+    ``verification.divergence.renyi_shift(Skellam(var), sensitivity, alpha)`` (evaluated at
+    ⌈α⌉ likewise; needs the verification package).
+    """
+
+    var: Fraction
+    sensitivity: int
+    bound: str = "lemma3"
+    exact: bool = False
+
+    def __post_init__(self):
+        _set(self, "var", check_positive_fraction("var", self.var))
+        _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+        if self.bound != "lemma3":
+            raise ParameterError(f"bound must be 'lemma3', got {self.bound!r}")
+        _check_bool("exact", self.exact)
+
+
+@dataclass(frozen=True)
+class DiscreteGaussianSumEvent(DpEvent):
+    """Z_n = Σ_{i<=n} X_i, X_i ~ N_Z(0, ``sigma2``) i.i.d., added to an integer query of
+    sensitivity Δ (Theorem 4 (000): σ² = g²/(nε²), Δ = g).
+
+    Default interpretation: Lemma 4 (000), ½ε²-CDP, i.e. ε(α) = ½ε²α (requires σ >= 1/2).
+    ``exact=True``: ``verification.divergence.renyi_shift`` on the certified PMF of Z_n
+    (``verification.exact.sum_pmf``), at ⌈α⌉.
+    """
+
+    n: int
+    sigma2: Fraction
+    sensitivity: int
+    exact: bool = False
+
+    def __post_init__(self):
+        _set(self, "n", check_int("n", self.n, minimum=1))
+        s2 = check_positive_fraction("sigma2", self.sigma2)
+        _check_bool("exact", self.exact)
+        if s2 < Fraction(1, 4) and not self.exact:
+            raise ParameterError(f"sigma2 must be >= 1/4 (Lemma 4 (000) requires σ >= 1/2), "
+                                 f"got {s2}")
+        _set(self, "sigma2", s2)
+        _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+
+
+@dataclass(frozen=True)
+class GaussianEvent(DpEvent):
+    """Continuous N(0, ``sigma``²) on a query of L2 sensitivity Δ."""
+
+    sigma: Fraction
+    sensitivity: Fraction = Fraction(1)
+
+    def __post_init__(self):
+        _set(self, "sigma", check_positive_fraction("sigma", self.sigma))
+        _set(self, "sensitivity", check_sensitivity(self.sensitivity, integer=False))
+
+
+@dataclass(frozen=True)
+class LaplaceEvent(DpEvent):
+    """Continuous Laplace(``b``) on a query of L1 sensitivity Δ."""
+
+    b: Fraction
+    sensitivity: Fraction = Fraction(1)
+
+    def __post_init__(self):
+        _set(self, "b", check_positive_fraction("b", self.b))
+        _set(self, "sensitivity", check_sensitivity(self.sensitivity, integer=False))
+
+
+@dataclass(frozen=True)
+class ZCDPEvent(DpEvent):
+    """A ρ-zCDP mechanism (½ε²-CDP in 000's notation is ρ = ε²/2)."""
+
+    rho: Fraction
+
+    def __post_init__(self):
+        _set(self, "rho", check_nonneg("rho", self.rho))
+
+
+@dataclass(frozen=True)
+class PureDPEvent(DpEvent):
+    """An ε-DP mechanism; interpreted as min{ε, ½ε²α} (``tight=False``) or as the exact
+    randomized-response curve (``tight=True``)."""
+
+    eps: Fraction
+    tight: bool = False
+
+    def __post_init__(self):
+        _set(self, "eps", check_nonneg("eps", self.eps))
+        _check_bool("tight", self.tight)
+
+
+@dataclass(frozen=True)
+class ComposedEvent(DpEvent):
+    """Adaptive composition of ``events`` (a tuple of events)."""
+
+    events: tuple
+
+    def __post_init__(self):
+        evs = tuple(self.events) if not isinstance(self.events, DpEvent) else None
+        if evs is None:
+            raise ParameterError("events must be a sequence of DpEvents, not a single event")
+        for e in evs:
+            if not isinstance(e, DpEvent):
+                raise ParameterError(f"events must contain DpEvents, got {type(e).__name__}")
+        _set(self, "events", evs)
+
+
+@dataclass(frozen=True)
+class RepeatedEvent(DpEvent):
+    """``count`` adaptive runs of ``event`` — e.g. Assumption 2 (000, App. H): a user
+    returning in at most B batches is ``RepeatedEvent(batch_event, B)``."""
+
+    event: DpEvent
+    count: int
+
+    def __post_init__(self):
+        if not isinstance(self.event, DpEvent):
+            raise ParameterError(f"event must be a DpEvent, got {type(self.event).__name__}")
+        _set(self, "count", check_int("count", self.count, minimum=0))

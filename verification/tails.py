@@ -1,0 +1,681 @@
+"""Certified tail probabilities and checks of the paper's tail bounds (000 Fact 2,
+Proposition 1, Lemma 5; the τ of Theorems 1, 2, 4 and 6 are built on them).
+
+    exact_tail(X, t)                  certified interval for P(|X − c| > t)
+    exact_quantile(X, p)              smallest integer t >= 0 with P(|X − c| > t) <= p (proved)
+    check_tail_bound(X, bound, ps)    does P(|X − c| > bound(p)) <= p hold for every p in ps?
+
+``X`` is a privtools distribution (centre ``c = X._center()``: 0 for the centred laws,
+``mu`` for shifted ones, ⌊mean⌋ for Pólya) or an :class:`~verification.exact.ExactPMF`
+(centre 0 unless ``center=`` is given) — e.g. the exact law of a sum of n shares from
+:func:`verification.exact.sum_pmf`.
+
+How the tail is certified. For a distribution the tail is summed from the tail itself —
+never as 1 − (central mass), which keeps no relative accuracy once the tail is below
+``10**-dps`` — as ``[Σ lower ends, Σ upper ends + R]`` of the Arb balls of ``P(X = k)``
+over a window beyond ``c ± t``, where ``R`` is the certified remainder beyond the window
+from ``tail_bound`` (the window is widened until ``R`` is below ``10**-(dps+2)`` of the
+tail). For an ExactPMF the tabulated balls beyond ``c ± t`` are summed and the PMF's
+certified ``unaccounted`` mass widens the upper end (it may sit anywhere outside the
+table). Interval ends are converted with directed rounding, and every comparison with a
+probability ``p`` is made against ``p``'s exact rational value (a float is taken at its
+binary value: pass ``"1e-30"``, a ``Fraction`` or an mpf to mean something else).
+
+Thresholds. A claimed threshold ``t`` may be real: for integer-valued X and integer centre,
+``|X − c| > t  ⟺  |X − c| > ⌊t⌋``, so the check reads the exact tail at ``⌊t⌋``. The
+claim holds at ``p`` iff ``⌊t(p)⌋ >= q(p)``, the exact quantile — equivalently
+``t(p) / q(p) >= 1`` (the reported slack).
+
+Statuses: ``holds`` (certified upper end <= p), ``fails`` (certified lower end > p, a
+counterexample) or ``inconclusive`` (the interval straddles p even after raising the
+precision; only possible for an ExactPMF whose unaccounted mass is comparable to p or
+when p equals a tail value).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from flint import arb
+
+from privtools import _intervals
+from privtools._validation import (
+    ParameterError,
+    check_dps,
+    check_int,
+    check_positive_fraction,
+    to_fraction,
+)
+from privtools.noise import DiscreteLaplace, _arb
+from privtools.noise._base import IntegerDistribution, SymmetricIntegerDistribution
+
+from .exact import ExactPMF, sum_pmf
+
+__all__ = [
+    "HOLDS",
+    "FAILS",
+    "INCONCLUSIVE",
+    "TailRow",
+    "interval_ends",
+    "TailCheck",
+    "Lemma5Constant",
+    "exact_tail",
+    "exact_quantile",
+    "check_tail_bound",
+    "fact2_tail",
+    "fact2_exact_check",
+    "theorem1_tau",
+    "prop1_skellam",
+    "prop1_without_log",
+    "subgaussian_tail",
+    "lemma5_laplace_sum",
+    "smallest_constant_lemma5",
+]
+
+HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
+
+# Working precision (bits) of the closed-form threshold functions; their value is returned
+# as the certified upper end of an Arb ball, so a threshold is never rounded down.
+_BOUND_BITS = 256
+
+
+# ============================================================================ helpers
+def _exact_fraction(x: mpmath.mpf) -> Fraction | None:
+    """Exact rational value of a finite mpf (None for inf / nan)."""
+    if not mpmath.isfinite(x):
+        return None
+    man, exp = x.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def _as_fraction(name: str, value) -> Fraction:
+    """Exact rational value of an int / Fraction / float / decimal string / mpf."""
+    if isinstance(value, mpmath.mpf):
+        out = _exact_fraction(value)
+        if out is None:
+            raise ParameterError(f"{name} must be finite, got {value!r}")
+        return out
+    return to_fraction(name, value)
+
+
+def _check_probability(name: str, value) -> Fraction:
+    try:
+        q = _as_fraction(name, value)
+    except ParameterError as exc:
+        raise ParameterError(f"{name}: every p must be a real number in (0, 1); {exc}") from exc
+    if not 0 < q < 1:
+        raise ParameterError(f"{name}: every p must lie in (0, 1), got {value!r}")
+    return q
+
+
+def _check_ps(ps) -> list:
+    if isinstance(ps, (str, bytes)) or not isinstance(ps, Iterable):
+        raise ParameterError(f"ps must be a non-empty sequence of probabilities, got {ps!r}")
+    out = list(ps)
+    if not out:
+        raise ParameterError("ps must be non-empty")
+    for p in out:
+        _check_probability("ps", p)
+    return out
+
+
+def _fraction_bounds(q: Fraction, bits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """mpf values ``lo <= q <= hi`` (directed rounding)."""
+    prec = max(bits, q.numerator.bit_length(), q.denominator.bit_length()) + 8
+    with mpmath.workprec(prec):
+        num, den = mpmath.mpf(q.numerator), mpmath.mpf(q.denominator)  # exact at this prec
+        return (mpmath.fdiv(num, den, prec=bits, rounding="d"),
+                mpmath.fdiv(num, den, prec=bits, rounding="u"))
+
+
+def _lower_mpf(x: arb) -> mpmath.mpf:
+    """A certified lower bound of the ball (mid − rad, rounded down). Computed from the
+    exact midpoint and radius: negating the ball in Arb would round it to the context
+    precision."""
+    if not x.is_finite():
+        return mpmath.ninf
+    mid, rad = _arb.to_mpf(x), _arb.to_mpf(x.rad())
+    return mpmath.fsub(mid, rad, prec=max(mpmath.mp.prec, 53) + 64, rounding="d")
+
+
+def _status(interval: mpmath.mpi, p: Fraction) -> str:
+    a, b = interval_ends(interval)
+    lo, hi = _exact_fraction(a), _exact_fraction(b)
+    if hi is not None and hi <= p:
+        return HOLDS
+    if lo is not None and lo > p:
+        return FAILS
+    return INCONCLUSIVE
+
+
+interval_ends = _intervals.ends
+_mpi = _intervals.make
+
+
+def _resolve_center(X, center) -> int:
+    if center is None:
+        return X._center() if isinstance(X, IntegerDistribution) else 0
+    return check_int("center", center)
+
+
+def _check_law(X) -> None:
+    if isinstance(X, ExactPMF):
+        if X.modulus is not None:
+            raise ParameterError("the tail of a wrapped (mod m) PMF is not defined; pass the "
+                                 "PMF on Z")
+        return
+    if not isinstance(X, IntegerDistribution):
+        raise ParameterError("dist must be a privtools.noise distribution or an ExactPMF, got "
+                             f"{type(X).__name__}")
+
+
+# ============================================================================ exact tails
+def _initial_window(dist: IntegerDistribution, t: int, c: int, dps: int) -> int:
+    """Float guess of a window beyond ``c ± t`` with a negligible remainder (it only saves
+    work: the certified remainder decides, and the window is doubled until it is small)."""
+    w0 = max(16, math.isqrt(max(1, int(dist.var()))))
+    ws = w0 * 2 ** np.arange(0, 31, dtype=np.int64)
+    ws = ws[c + t + ws < 2**61]
+    with np.errstate(all="ignore"):
+        try:
+            ref = float(dist.logpmf(c + t + 1))
+            far = np.maximum(dist.logpmf(c + t + ws), dist.logpmf(c - t - ws))
+        except (ArithmeticError, ValueError):
+            return w0
+        ok = np.flatnonzero(far - ref <= -(dps + 2) * math.log(10.0) - 10.0)
+    return int(ws[ok[0]]) if ok.size and math.isfinite(ref) else w0
+
+
+def _dist_tail(dist: IntegerDistribution, t: int, two_sided: bool, dps: int,
+               c: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Certified [lower, upper] for P(|X − c| > t) (or P(X − c > t)) of a distribution."""
+    bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
+    symmetric = isinstance(dist, SymmetricIntegerDistribution) and c == dist._center()
+    with mpmath.workprec(bits):
+        # Aim: remainder below 10**-(dps+2) of the tail's first term. The estimate only
+        # controls the interval's width, so a float log PMF suffices (Arb if it underflows).
+        ends = [c + t + 1, c - t - 1] if two_sided else [c + t + 1]
+        with np.errstate(all="ignore"):
+            log_first = float(np.max(dist.logpmf(np.array(ends, dtype=np.int64))))
+        if math.isfinite(log_first):
+            ref = mpmath.exp(log_first)
+        else:
+            ref = _arb.to_mpf(dist.pmf_balls(c + t + 1, c + t + 1, bits)[0])
+        target = ref * mpmath.mpf(10) ** -(dps + 2)
+        w = _initial_window(dist, t, c, dps)
+        for _ in range(64):
+            lo_k, hi_k = c - t - w, c + t + w
+            try:
+                rem = dist.tail_bound(lo_k, hi_k, dps=dps)
+            except ValueError:  # window does not yet reach past the mode / centre
+                rem = None
+            if rem is not None and rem <= target:
+                break
+            w *= 2
+        else:  # pragma: no cover - every distribution's tail_bound decays
+            raise ArithmeticError(f"no certified tail remainder beyond t={t} for {dist!r}")
+        with _arb.precision(bits):
+            s = sum(dist.pmf_balls(c + t + 1, hi_k, bits), arb(0))
+            if two_sided and symmetric:
+                s = 2 * s
+            elif two_sided:
+                s += sum(dist.pmf_balls(lo_k, c - t - 1, bits), arb(0))
+        low = max(mpmath.mpf(0), _lower_mpf(s))
+        high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
+        return low, min(high, mpmath.mpf(1))
+
+
+class _PMFTails:
+    """All tails of an ExactPMF about ``c`` at once (suffix sums of certified balls)."""
+
+    def __init__(self, P: ExactPMF, c: int, two_sided: bool):
+        bits = P._bits()
+        dmax = max(abs(P.lo - c), abs(P.hi - c))
+        by_dist = [arb(0)] * (dmax + 2)
+        with _arb.precision(bits):
+            for k, b in zip(P.support, P.balls):
+                d = k - c
+                if d > 0 or (two_sided and d < 0):
+                    by_dist[abs(d)] += _arb.nonneg(b)  # a probability is >= 0
+            # suffix[t] = Σ_{d > t} by_dist[d]
+            suffix = [arb(0)] * (dmax + 1)
+            acc = arb(0)
+            for d in range(dmax, -1, -1):
+                suffix[d] = acc
+                acc += by_dist[d]
+        with mpmath.workprec(bits):
+            self.lower = [max(mpmath.mpf(0), _lower_mpf(s)) for s in suffix]
+            self.upper = [min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(s), P.unaccounted,
+                                                         rounding="u")) for s in suffix]
+        self.dmax = dmax
+        self.unaccounted = P.unaccounted  # (re-wrapping with mpf() would round it)
+
+    def interval(self, t: int) -> mpmath.mpi:
+        if t >= self.dmax:
+            return _mpi(mpmath.mpf(0), min(mpmath.mpf(1), self.unaccounted))
+        return _mpi(self.lower[t], self.upper[t])
+
+    def quantile(self, p: Fraction) -> int | None:
+        """Smallest t >= 0 with certified tail(t) <= p and certified tail(t − 1) > p, or
+        None when the table cannot decide (unaccounted mass comparable to p)."""
+        t = next((i for i in range(self.dmax + 1)
+                  if _status(self.interval(i), p) == HOLDS), None)
+        if t is None:
+            return None
+        if t == 0 or _status(self.interval(t - 1), p) == FAILS:
+            return t
+        return None
+
+
+def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
+               center: int | None = None) -> mpmath.mpi:
+    """Certified interval containing ``P(|X − c| > t)`` (``two_sided=False``:
+    ``P(X − c > t)``) for an integer ``t >= 0``.
+
+    ``dist_or_pmf``: a privtools distribution (``c`` defaults to its centre; the interval
+    is about ``10**-dps`` wide relative to the tail) or an :class:`ExactPMF` (``c``
+    defaults to 0; the PMF's ``unaccounted`` mass widens the upper end, ``dps`` is unused).
+    """
+    _check_law(dist_or_pmf)
+    t = check_int("t", t, minimum=0)
+    dps = check_dps(dps)
+    if not isinstance(two_sided, bool):
+        raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
+    c = _resolve_center(dist_or_pmf, center)
+    if isinstance(dist_or_pmf, ExactPMF):
+        return _PMFTails(dist_or_pmf, c, two_sided).interval(t)
+    return _mpi(*_dist_tail(dist_or_pmf, t, two_sided, dps, c))
+
+
+def exact_quantile(dist_or_pmf, p, two_sided: bool = True, dps: int = 30,
+                   center: int | None = None) -> int | None:
+    """Smallest integer ``t >= 0`` with ``P(|X − c| > t) <= p``, certified at ``t`` and
+    ``t − 1``. For a distribution this is :meth:`IntegerDistribution.tail_quantile` (its
+    own centre only); for an ExactPMF it is None when the unaccounted mass prevents a
+    certified decision."""
+    _check_law(dist_or_pmf)
+    q = _check_probability("p", p)
+    c = _resolve_center(dist_or_pmf, center)
+    if isinstance(dist_or_pmf, ExactPMF):
+        if not isinstance(two_sided, bool):
+            raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
+        return _PMFTails(dist_or_pmf, c, two_sided).quantile(q)
+    if c != dist_or_pmf._center():
+        raise ParameterError(f"center={c}: quantiles of a distribution are about its own "
+                             f"centre {dist_or_pmf._center()}")
+    return dist_or_pmf.tail_quantile(q, dps=dps, two_sided=two_sided)
+
+
+# ============================================================================ checking a bound
+@dataclass(frozen=True)
+class TailRow:
+    """One grid point of :func:`check_tail_bound`. Also readable as a mapping
+    (``row["slack"]``)."""
+
+    p: object                    # as given
+    t: object                    # the claimed threshold bound(p), as returned
+    threshold: int               # ⌊t⌋, the integer threshold actually checked
+    tail: mpmath.mpi             # certified P(|X − c| > threshold)
+    quantile: int | None         # exact quantile q(p) (None: undecidable from an ExactPMF)
+    ratio: mpmath.mpi            # tail / p (certified)
+    slack: float | None          # t / q(p): >= 1 iff the claim holds at p (inf if q = 0 < t)
+    status: str
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+@dataclass(frozen=True)
+class TailCheck:
+    """Result of :func:`check_tail_bound`.
+
+    ``status``: ``holds`` iff every row is certified to hold, ``fails`` if any row is a
+    certified counterexample, else ``inconclusive``. ``worst_ratio``: certified upper end
+    of max_p tail(⌊t(p)⌋)/p (< 1: the bound holds with room); ``worst_ratio_interval`` the
+    enclosure of that maximum. ``slack``: min_p t(p)/q(p) (< 1 exactly when it fails;
+    None if no quantile could be decided). ``counterexample``: ``(p, ⌊t⌋, tail interval)``
+    of the failing row with the largest certified ratio, or None.
+    """
+
+    status: str
+    worst_ratio: mpmath.mpf
+    worst_ratio_interval: mpmath.mpi
+    slack: float | None
+    counterexample: tuple | None
+    rows: tuple[TailRow, ...]
+    two_sided: bool = True
+    label: str = field(default="", compare=False)
+
+    @property
+    def holds(self) -> bool:
+        return self.status == HOLDS
+
+    @property
+    def slack_range(self) -> tuple[float, float] | None:
+        vals = [r.slack for r in self.rows if r.slack is not None]
+        return (min(vals), max(vals)) if vals else None
+
+    def failing(self) -> tuple[TailRow, ...]:
+        return tuple(r for r in self.rows if r.status == FAILS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dist_quantile(dist: IntegerDistribution, p: Fraction, dps: int,
+                   two_sided: bool) -> int | None:
+    """Memoized certified quantile (distributions are immutable, hashable values)."""
+    try:
+        return dist.tail_quantile(p, dps=dps, two_sided=two_sided)
+    except ArithmeticError:
+        return None
+
+
+def _check_threshold(value, p) -> Fraction:
+    """Exact value of bound(p): a finite non-negative real."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
+        raise ParameterError(f"bound(p) must return a real number, got {value!r} at p={p!r}")
+    try:
+        out = _as_fraction("bound", value)
+    except ParameterError as exc:
+        raise ParameterError(f"bound(p) must return a finite number, got {value!r} at "
+                             f"p={p!r}") from exc
+    if out < 0:
+        raise ParameterError(f"bound(p) must be non-negative, got {value!r} at p={p!r}")
+    return out
+
+
+def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int = 30,
+                     center: int | None = None) -> TailCheck:
+    """Check the claim ``P(|X − c| > bound(p)) <= p`` for every ``p`` in ``ps``.
+
+    ``dist``: a privtools distribution or an ExactPMF (see :func:`exact_tail`). ``bound``:
+    callable ``p -> t`` (a finite non-negative real; it receives ``p`` exactly as given in
+    ``ps``). The tail is evaluated at ``⌊t⌋`` (``P(|X| > t) = P(|X| > ⌊t⌋)`` for integer X).
+    A row straddling ``p`` is re-evaluated at 2× and 4× ``dps`` (distributions only).
+    """
+    _check_law(dist)
+    if not callable(bound):
+        raise ParameterError(f"bound must be a callable p -> threshold, got {bound!r}")
+    ps = _check_ps(ps)
+    dps = check_dps(dps)
+    if not isinstance(two_sided, bool):
+        raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
+    c = _resolve_center(dist, center)
+    is_pmf = isinstance(dist, ExactPMF)
+    tails = _PMFTails(dist, c, two_sided) if is_pmf else None
+    bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
+
+    rows = []
+    for p in ps:
+        pf = _check_probability("ps", p)
+        t_raw = bound(p)
+        t_exact = _check_threshold(t_raw, p)
+        thr = math.floor(t_exact)
+        if is_pmf:
+            tail = tails.interval(thr)
+            status = _status(tail, pf)
+            quantile = tails.quantile(pf)
+        else:
+            for d in (dps, 2 * dps, 4 * dps):
+                tail = _mpi(*_dist_tail(dist, thr, two_sided, d, c))
+                status = _status(tail, pf)
+                if status != INCONCLUSIVE:
+                    break
+            quantile = _dist_quantile(dist, pf, dps, two_sided) if c == dist._center() else None
+        p_lo, p_hi = _fraction_bounds(pf, bits)
+        with mpmath.workprec(bits):
+            t_lo, t_hi = interval_ends(tail)
+            ratio = _mpi(mpmath.fdiv(t_lo, p_hi, rounding="d"),
+                         mpmath.fdiv(t_hi, p_lo, rounding="u"))
+        if quantile is None:
+            slack = None
+        elif quantile == 0:
+            slack = math.inf if t_exact > 0 else 1.0
+        else:
+            slack = float(t_exact / quantile)
+        rows.append(TailRow(p, t_raw, thr, tail, quantile, ratio, slack, status))
+
+    statuses = {r.status for r in rows}
+    status = FAILS if FAILS in statuses else (INCONCLUSIVE if INCONCLUSIVE in statuses
+                                               else HOLDS)
+    worst_lo = max(interval_ends(r.ratio)[0] for r in rows)
+    worst_hi = max(interval_ends(r.ratio)[1] for r in rows)
+    failing = [r for r in rows if r.status == FAILS]
+    counterexample = None
+    if failing:
+        w = max(failing, key=lambda r: interval_ends(r.ratio)[0])
+        counterexample = (w.p, w.threshold, w.tail)
+    slacks = [r.slack for r in rows if r.slack is not None]
+    label = getattr(bound, "__name__", "") + " on " + (dist.label if is_pmf else repr(dist))
+    return TailCheck(status, worst_hi, _mpi(worst_lo, worst_hi),
+                     min(slacks) if slacks else None, counterexample, tuple(rows),
+                     two_sided, label)
+
+
+# ============================================================================ the paper's bounds
+def _arb_p(p) -> arb:
+    """Ball around the exact rational p (call inside an Arb precision context)."""
+    return _arb.to_arb(_check_probability("p", p))
+
+
+def _upper(compute: Callable[[], arb]) -> mpmath.mpf:
+    with _arb.precision(_BOUND_BITS), mpmath.workprec(_BOUND_BITS):
+        return _arb.upper_mpf(compute())
+
+
+def _named(fn: Callable, name: str) -> Callable:
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def fact2_tail(scale) -> Callable:
+    """Fact 2 (000) as a two-sided threshold: ``p -> k``, the smallest integer ``k >= 0``
+    with ``P(|Y| > k) = 2 e^{-k/b} / (e^{1/b} + 1) <= p`` for ``Y ~ Lap_Z(b)``, i.e.
+    ``k = max(0, ⌈b log(2 / (p (e^{1/b} + 1)))⌉)``.
+
+    The ceiling matters: the real root ``t`` of ``2e^{-t/b}/(e^{1/b}+1) = p`` is not a valid
+    threshold for integer noise (``P(|Y| > ⌊t⌋) >= p``). If Fact 2 is exact, this is the
+    exact quantile, so ``check_tail_bound`` reports slack exactly 1 everywhere.
+    """
+    bq = check_positive_fraction("scale", scale)
+
+    def threshold(p) -> int:
+        _check_probability("p", p)
+        bits = _BOUND_BITS
+        for _ in range(6):
+            with _arb.precision(bits):
+                pa, bb = _arb_p(p), _arb.to_arb(bq)  # exact rationals, rounded at `bits`
+                x = bb * (2 / (pa * ((1 / bb).exp() + 1))).log()
+                if not x.contains_integer():
+                    return max(0, int(x.ceil().unique_fmpz()))
+            bits *= 2
+        raise ArithmeticError(f"b log(2/(p(e^(1/b)+1))) is (within 2^-{bits}) an integer "
+                              f"at p={p!r}; its ceiling is ambiguous")
+
+    return _named(threshold, f"fact2_tail(b={bq})")
+
+
+def theorem1_tau(scale) -> Callable:
+    """Theorem 1's τ for total noise Lap_Z(b), b = g/ε: ``p -> ⌈b log(2/p)⌉`` (a sufficient
+    threshold by Fact 2, since e^{1/b} + 1 > 2)."""
+    bq = check_positive_fraction("scale", scale)
+
+    def threshold(p) -> int:
+        # ceiling of the certified upper end: never below the paper's τ
+        return int(mpmath.ceil(_upper(lambda: _arb.to_arb(bq) * (2 / _arb_p(p)).log())))
+
+    return _named(threshold, f"theorem1_tau(b={bq})")
+
+
+def _sigma_and_log(var, p) -> tuple[arb, arb]:
+    v = check_positive_fraction("var", var)
+    return _arb.to_arb(v).sqrt(), (2 / _arb_p(p)).log()
+
+
+def prop1_skellam(var) -> Callable:
+    """Proposition 1 (000): ``p -> 2σ√log(2/p) + √2 log(2/p)`` for X ~ Sk(0, σ²) (also
+    Theorem 2's τ before the ceiling, with σ = g/ε). Returned as a certified upper end."""
+    v = check_positive_fraction("var", var)
+
+    def threshold(p) -> mpmath.mpf:
+        def compute():
+            s, L = _sigma_and_log(v, p)
+            return 2 * s * L.sqrt() + arb(2).sqrt() * L
+        return _upper(compute)
+
+    return _named(threshold, f"prop1_skellam(var={v})")
+
+
+def prop1_without_log(var) -> Callable:
+    """A FALSE variant of Proposition 1 without its sub-exponential term:
+    ``p -> 2σ√log(2/p)`` (fails for small σ² and tiny p — a test fixture)."""
+    v = check_positive_fraction("var", var)
+
+    def threshold(p) -> mpmath.mpf:
+        def compute():
+            s, L = _sigma_and_log(v, p)
+            return 2 * s * L.sqrt()
+        return _upper(compute)
+
+    return _named(threshold, f"prop1_without_log(var={v})")
+
+
+def subgaussian_tail(sigma2) -> Callable:
+    """The sub-Gaussian threshold ``p -> σ√(2 log(2/p))`` from ``P(|X| > t) <= 2e^{-t²/2σ²}``.
+
+    Valid for the discrete Gaussian N_Z(0, σ²) (CKS20: it is σ²-sub-Gaussian) — Theorem 4's
+    τ with σ = g/ε. *Not* valid for Skellam with variance σ² (its MGF exp(σ²(cosh λ − 1))
+    exceeds exp(σ²λ²/2)): a false claim to catch.
+    """
+    v = check_positive_fraction("sigma2", sigma2)
+
+    def threshold(p) -> mpmath.mpf:
+        def compute():
+            s, L = _sigma_and_log(v, p)
+            return s * (2 * L).sqrt()
+        return _upper(compute)
+
+    return _named(threshold, f"subgaussian_tail(sigma2={v})")
+
+
+def _lemma5_h(eps: Fraction, n: int, p) -> arb:
+    """max{√(2n log(2/p)), 2 log(2/p)} / ε, so that v = c · h."""
+    L = (2 / _arb_p(p)).log()
+    return (2 * n * L).sqrt().max(2 * L) / _arb.to_arb(eps)
+
+
+def lemma5_laplace_sum(eps, n, c) -> Callable:
+    """Lemma 5 (000): for X_1..X_n i.i.d. Lap_Z(1/ε), |Σ X_i| <= v w.p. >= 1 − p with
+    ``v = max{(c/ε)√(2n log(2/p)), 2(c/ε) log(2/p)}`` (c an unspecified absolute
+    constant). Returned as a certified upper end (the lemma allows any v >= the max)."""
+    e = check_positive_fraction("eps", eps)
+    n = check_int("n", n, minimum=1)
+    cc = _as_fraction("c", c)
+    if cc <= 0:
+        raise ParameterError(f"c must be > 0, got {c!r}")
+
+    def threshold(p) -> mpmath.mpf:
+        return _upper(lambda: _arb.to_arb(cc) * _lemma5_h(e, n, p))
+
+    return _named(threshold, f"lemma5_laplace_sum(eps={e}, n={n}, c={mpmath.nstr(c, 6)})")
+
+
+@dataclass(frozen=True)
+class Lemma5Constant:
+    """Details of :func:`smallest_constant_lemma5`: ``c`` and, per p, the exact quantile
+    q(p) of |Σ X_i|, the factor h(p) (v = c·h(p)) and q(p)/h(p); ``p_star`` attains the
+    maximum."""
+
+    c: mpmath.mpf
+    p_star: object
+    rows: tuple[tuple, ...]       # (p, q(p), h(p) as mpi, q(p)/h(p) upper end)
+    pmf: ExactPMF = field(compare=False, repr=False)
+
+
+def smallest_constant_lemma5(eps, n, ps, dps: int = 30, pmf: ExactPMF | None = None,
+                             details: bool = False):
+    """The smallest c for which Lemma 5's bound holds at every p in ``ps``, from the exact
+    law of Σ_{i<=n} X_i, X_i i.i.d. Lap_Z(1/ε) (``sum_pmf(DiscreteLaplace(1/ε), n)``,
+    convolved; pass ``pmf`` to reuse one).
+
+    The bound holds at p iff ⌊c·h(p)⌋ >= q(p) iff c >= q(p)/h(p), with q(p) the exact
+    quantile and h(p) = max{√(2n log(2/p)), 2 log(2/p)}/ε, so the smallest constant is
+    ``c* = max_p q(p)/h(p)``; it is returned as a certified upper end (so the bound
+    provably holds with c*, and fails at ``p_star`` for any c < c*·(1 − 10^-60)).
+    Returns the mpf c* (``details=True``: a :class:`Lemma5Constant`).
+    """
+    e = check_positive_fraction("eps", eps)
+    n = check_int("n", n, minimum=1)
+    ps = _check_ps(ps)
+    dps = check_dps(dps)
+    pfs = [_check_probability("ps", p) for p in ps]
+    if pmf is None:
+        tail = mpmath.mpf(min(pfs).numerator) / min(pfs).denominator * mpmath.mpf(10) ** -dps
+        pmf = sum_pmf(DiscreteLaplace(1 / e), n, dps=dps, tail=tail, method="convolve")
+    elif not isinstance(pmf, ExactPMF):
+        raise ParameterError(f"pmf must be an ExactPMF, got {type(pmf).__name__}")
+    tails = _PMFTails(pmf, 0, True)
+    rows, best, p_star = [], mpmath.mpf(0), None
+    for p, pf in zip(ps, pfs):
+        q = tails.quantile(pf)
+        if q is None:
+            raise ArithmeticError(f"the PMF cannot decide the quantile at p={p!r} "
+                                  f"(unaccounted mass {mpmath.nstr(pmf.unaccounted, 3)})")
+        with _arb.precision(_BOUND_BITS), mpmath.workprec(_BOUND_BITS):
+            h = _lemma5_h(e, n, p)
+            ratio = _arb.upper_mpf(q / h)
+            h_iv = _mpi(_lower_mpf(h), _arb.upper_mpf(h))
+        rows.append((p, q, h_iv, ratio))
+        if p_star is None or ratio > best:
+            best, p_star = ratio, p
+    if not details:
+        return best
+    return Lemma5Constant(best, p_star, tuple(rows), pmf)
+
+
+# ============================================================================ Fact 2
+def fact2_exact_check(scale, ks, dps: int = 40) -> dict:
+    """Compare Fact 2's closed form ``P(Y > k) = e^{-k/b}/(e^{1/b} + 1)`` (Y ~ Lap_Z(b),
+    k ∈ N) with the certified exact tails summed from the PMF, one-sided and two-sided
+    (``2·formula``).
+
+    Returns ``{"rows": [...], "max_rel_error": mpf, "consistent": bool}``; each row holds
+    ``k``, the formula (mpf), the certified one- and two-sided tails (mpi) and a certified
+    upper bound on the relative gap |exact − formula|/formula; ``consistent`` is True when
+    every formula value lies in its certified interval.
+    """
+    b = check_positive_fraction("scale", scale)
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
+        raise ParameterError(f"ks must be a non-empty sequence of integers >= 0, got {ks!r}")
+    ks = [check_int("ks", k, minimum=0) for k in ks]
+    if not ks:
+        raise ParameterError("ks must be non-empty")
+    dps = check_dps(dps)
+    dist = DiscreteLaplace(b)
+    bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
+    rows, worst, consistent = [], mpmath.mpf(0), True
+    for k in ks:
+        with _arb.precision(bits), mpmath.workprec(bits):
+            ba = _arb.to_arb(b)
+            f = (-k / ba).exp() / ((1 / ba).exp() + 1)
+            f_lo, f_hi = _lower_mpf(f), _arb.upper_mpf(f)
+            one = exact_tail(dist, k, two_sided=False, dps=dps)
+            two = exact_tail(dist, k, two_sided=True, dps=dps)
+            gaps = []
+            for iv, scale_f in ((one, 1), (two, 2)):
+                lo, hi = interval_ends(iv)
+                flo, fhi = scale_f * f_lo, scale_f * f_hi
+                gap = max(mpmath.fsub(hi, flo, rounding="u"), mpmath.fsub(fhi, lo, rounding="u"))
+                gaps.append(mpmath.fdiv(gap, flo, rounding="u"))
+                consistent &= bool(lo <= fhi and flo <= hi)
+            rel = max(gaps)
+        worst = max(worst, rel)
+        rows.append({"k": k, "formula": _arb.to_mpf(f), "one_sided": one,
+                     "two_sided": two, "rel_error": rel})
+    return {"rows": rows, "max_rel_error": worst, "consistent": consistent}
