@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 from flint import arb
 
 from privtools import _intervals
@@ -54,7 +53,7 @@ from privtools._validation import (
     to_fraction,
 )
 from privtools.noise import DiscreteLaplace, _arb
-from privtools.noise._base import IntegerDistribution, SymmetricIntegerDistribution
+from privtools.noise._base import IntegerDistribution
 
 from .exact import ExactPMF, sum_pmf
 
@@ -177,59 +176,10 @@ def _check_law(X) -> None:
 
 
 # ============================================================================ exact tails
-def _initial_window(dist: IntegerDistribution, t: int, c: int, dps: int) -> int:
-    """Float guess of a window beyond ``c ± t`` with a negligible remainder (it only saves
-    work: the certified remainder decides, and the window is doubled until it is small)."""
-    w0 = max(16, math.isqrt(max(1, int(dist.var()))))
-    ws = w0 * 2 ** np.arange(0, 31, dtype=np.int64)
-    ws = ws[c + t + ws < 2**61]
-    with np.errstate(all="ignore"):
-        try:
-            ref = float(dist.logpmf(c + t + 1))
-            far = np.maximum(dist.logpmf(c + t + ws), dist.logpmf(c - t - ws))
-        except (ArithmeticError, ValueError):
-            return w0
-        ok = np.flatnonzero(far - ref <= -(dps + 2) * math.log(10.0) - 10.0)
-    return int(ws[ok[0]]) if ok.size and math.isfinite(ref) else w0
-
-
 def _dist_tail(dist: IntegerDistribution, t: int, two_sided: bool, dps: int,
                c: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Certified [lower, upper] for P(|X − c| > t) (or P(X − c > t)) of a distribution."""
-    bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
-    symmetric = isinstance(dist, SymmetricIntegerDistribution) and c == dist._center()
-    with mpmath.workprec(bits):
-        # Aim: remainder below 10**-(dps+2) of the tail's first term. The estimate only
-        # controls the interval's width, so a float log PMF suffices (Arb if it underflows).
-        ends = [c + t + 1, c - t - 1] if two_sided else [c + t + 1]
-        with np.errstate(all="ignore"):
-            log_first = float(np.max(dist.logpmf(np.array(ends, dtype=np.int64))))
-        if math.isfinite(log_first):
-            ref = mpmath.exp(log_first)
-        else:
-            ref = _arb.to_mpf(dist.pmf_balls(c + t + 1, c + t + 1, bits)[0])
-        target = ref * mpmath.mpf(10) ** -(dps + 2)
-        w = _initial_window(dist, t, c, dps)
-        for _ in range(64):
-            lo_k, hi_k = c - t - w, c + t + w
-            try:
-                rem = dist.tail_bound(lo_k, hi_k, dps=dps)
-            except ValueError:  # window does not yet reach past the mode / centre
-                rem = None
-            if rem is not None and rem <= target:
-                break
-            w *= 2
-        else:  # pragma: no cover - every distribution's tail_bound decays
-            raise ArithmeticError(f"no certified tail remainder beyond t={t} for {dist!r}")
-        with _arb.precision(bits):
-            s = sum(dist.pmf_balls(c + t + 1, hi_k, bits), arb(0))
-            if two_sided and symmetric:
-                s = 2 * s
-            elif two_sided:
-                s += sum(dist.pmf_balls(lo_k, c - t - 1, bits), arb(0))
-        low = max(mpmath.mpf(0), _lower_mpf(s))
-        high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
-        return low, min(high, mpmath.mpf(1))
+    return dist.certified_tail(t, two_sided, dps, c)
 
 
 class _PMFTails:

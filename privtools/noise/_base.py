@@ -354,53 +354,8 @@ class IntegerDistribution:
         c = self._center()
         symmetric = isinstance(self, SymmetricIntegerDistribution)
 
-        def initial_window(t: int, d: int) -> int:
-            """Float guess of the window beyond ``c ± t`` whose remainder is negligible
-            (only saves work: the certified check below widens it if needed)."""
-            w0 = max(8, self._search_step())
-            ws = w0 * 2 ** np.arange(0, 31, dtype=np.int64)
-            ws = ws[c + t + ws < 2**61]
-            with np.errstate(all="ignore"):
-                ref = float(self._logpmf(np.array([c + t + 1]))[0])
-                far = np.maximum(self._logpmf(c + t + ws), self._logpmf(c - t - ws))
-                ok = np.flatnonzero(far - ref <= -(d + 2) * math.log(10.0) - 10.0)
-            return int(ws[ok[0]]) if ok.size and np.isfinite(ref) else w0
-
         def enclose(t: int, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-            """Certified [lower, upper] for the tail beyond ``t`` (t >= 0) at ``d`` digits."""
-            bits = _arb.bits_for_dps(d) + 2 * _arb.GUARD_BITS
-            with mpmath.workprec(bits):
-                # Aim: remainder below 10**-(d+2) of the tail's first term (a float
-                # estimate suffices; it only controls the interval's width).
-                ends = [c + t + 1, c - t - 1] if two_sided else [c + t + 1]
-                with np.errstate(all="ignore"):
-                    log_first = float(np.max(self._logpmf(np.array(ends, dtype=np.int64))))
-                if math.isfinite(log_first):
-                    ref = mpmath.exp(log_first)
-                else:
-                    ref = _arb.to_mpf(self.pmf_balls(c + t + 1, c + t + 1, bits)[0])
-                target = ref * mpmath.mpf(10) ** -(d + 2)
-                w = initial_window(t, d)
-                for _ in range(64):
-                    try:
-                        rem = self.tail_bound(c - t - w, c + t + w, dps=d)
-                    except ValueError:
-                        rem = None
-                    if rem is not None and rem <= target:
-                        break
-                    w *= 2
-                else:
-                    raise ArithmeticError(f"no certified tail remainder beyond t={t}")
-                with _arb.precision(bits):
-                    s = sum(self.pmf_balls(c + t + 1, c + t + w, bits), arb(0))
-                    if two_sided and symmetric:  # p(c - k) = p(c + k)
-                        s = 2 * s
-                    elif two_sided:
-                        s += sum(self.pmf_balls(c - t - w, c - t - 1, bits), arb(0))
-                    # negate at full precision (Arb rounds a negation to the context's)
-                    low = max(mpmath.mpf(0), -_arb.upper_mpf(-s))
-                high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
-            return low, high
+            return self.certified_tail(t, two_sided, d, c)
 
         # Starting guess from the float tails.
         log_p = float(mpmath.log(mpmath.mpf(pf.numerator) / pf.denominator))
@@ -454,6 +409,64 @@ class IntegerDistribution:
             f"could not separate p={p!r} from the tail at {8 * dps} digits (p may equal a "
             "tail probability exactly)"
         )
+
+    def certified_tail(self, t: int, two_sided: bool = True, dps: int = 30,
+                       c: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """Certified ``[lower, upper]`` for ``P(|X − c| > t)`` (or ``P(X − c > t)``), summed
+        from the tail itself: the Arb balls of ``P(X = k)`` over a window beyond ``c ± t``
+        plus the certified remainder from :meth:`tail_bound`; the window is widened until
+        the remainder is below ``10**-(dps+2)`` of the tail's first term."""
+        c = self._center() if c is None else c
+        bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
+        symmetric = isinstance(self, SymmetricIntegerDistribution) and c == self._center()
+        with mpmath.workprec(bits):
+            # The aim only controls the interval's width: a float log PMF suffices (Arb
+            # where it underflows).
+            ends = [c + t + 1, c - t - 1] if two_sided else [c + t + 1]
+            with np.errstate(all="ignore"):
+                log_first = float(np.max(self.logpmf(np.array(ends, dtype=np.int64))))
+            if math.isfinite(log_first):
+                ref = mpmath.exp(log_first)
+            else:
+                ref = _arb.to_mpf(self.pmf_balls(c + t + 1, c + t + 1, bits)[0])
+            target = ref * mpmath.mpf(10) ** -(dps + 2)
+            w = self._tail_window(t, c, dps)
+            for _ in range(64):
+                lo_k, hi_k = c - t - w, c + t + w
+                try:
+                    rem = self.tail_bound(lo_k, hi_k, dps=dps)
+                except ValueError:  # the window does not yet reach past the mode
+                    rem = None
+                if rem is not None and rem <= target:
+                    break
+                w *= 2
+            else:  # pragma: no cover - every distribution's tail_bound decays
+                raise ArithmeticError(f"no certified tail remainder beyond t={t} for {self!r}")
+            with _arb.precision(bits):
+                s = sum(self.pmf_balls(c + t + 1, hi_k, bits), arb(0))
+                if two_sided and symmetric:  # p(c - k) = p(c + k)
+                    s = 2 * s
+                elif two_sided:
+                    s += sum(self.pmf_balls(lo_k, c - t - 1, bits), arb(0))
+                # negate at full precision (Arb rounds a negation to the context's)
+                low = max(mpmath.mpf(0), -_arb.upper_mpf(-s))
+            high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
+            return low, min(high, mpmath.mpf(1))
+
+    def _tail_window(self, t: int, c: int, dps: int) -> int:
+        """Float guess of a window beyond ``c ± t`` with a negligible remainder (it only
+        saves work: the certified remainder decides)."""
+        w0 = max(16, self._search_step())
+        ws = w0 * 2 ** np.arange(0, 31, dtype=np.int64)
+        ws = ws[c + t + ws < 2**61]
+        with np.errstate(all="ignore"):
+            try:
+                ref = float(self.logpmf(c + t + 1))
+                far = np.maximum(self.logpmf(c + t + ws), self.logpmf(c - t - ws))
+            except (ArithmeticError, ValueError):
+                return w0
+            ok = np.flatnonzero(far - ref <= -(dps + 2) * math.log(10.0) - 10.0)
+        return int(ws[ok[0]]) if ok.size and math.isfinite(ref) else w0
 
     def _float_upper_quantile(self, log_p: float, rel_tol: float = 0.0) -> int:
         """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search); with
