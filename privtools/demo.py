@@ -18,7 +18,6 @@ against the exact law. Then G-tests of the integer-only samplers and the symboli
 from __future__ import annotations
 
 import json
-import math
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -31,18 +30,15 @@ P_THRESHOLD = 1e-4
 
 
 def _mechanisms(eps: Fraction, n: int, s: int):
-    from .noise import DiscreteGaussian, DiscreteLaplace, Skellam
+    """The total noise of one batch under Theorems 1, 2 and 4 (parameters from
+    ``privtools.planning``, the one place they are computed; p = 1e-6 only affects τ)."""
+    from .planning import theorem_params
 
-    root = math.isqrt(n)
-    if root * root != n:
-        raise ValueError("the demo uses a perfect-square n so that √n is exact")
-    g_pure = math.ceil(eps * root)          # Theorem 1: g = ⌈ε√n⌉
-    g_rdp = math.ceil(s * eps * root)       # Theorems 2, 4: g = ⌈sε√n⌉
-    total_var = Fraction(g_rdp) ** 2 / eps**2
     return [
-        ("Thm 1 pure DP (Pólya shares)", DiscreteLaplace(Fraction(g_pure) / eps), True),
-        ("Thm 2 RDP (Skellam shares)", Skellam(total_var), True),
-        ("Thm 4 CDP (discrete-Gaussian shares)", DiscreteGaussian(sigma2=total_var), False),
+        ("Thm 1 pure DP (Pólya shares)", theorem_params(1, eps, n, "1e-6").noise, True),
+        ("Thm 2 RDP (Skellam shares)", theorem_params(2, eps, n, "1e-6", s=s).noise, True),
+        ("Thm 4 CDP (discrete-Gaussian shares)",
+         theorem_params(4, eps, n, "1e-6", s=s).noise, False),
     ]
 
 
