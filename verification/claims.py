@@ -101,6 +101,25 @@ def _status_le(value: mpmath.mpi, bound) -> str:
     return INCONCLUSIVE
 
 
+def _combine(states: Iterable[str]) -> str:
+    states = list(states)
+    return FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
+
+
+def _compare_orders(alphas, exact_of, bound_of) -> tuple[str, float | None, str]:
+    """Certified D_α (``exact_of``) against a claimed bound (``bound_of``) at each order:
+    (combined status, smallest slack, one-line detail)."""
+    worst, parts, states = None, [], []
+    for alpha in alphas:
+        exact, bound = exact_of(alpha), mpmath.mpf(bound_of(alpha))
+        states.append(_status_le(exact, bound))
+        r = _ratio(bound, exact)
+        if r is not None:
+            worst = r if worst is None else min(worst, r)
+        parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(bound, 6)}")
+    return _combine(states), worst, "; ".join(parts)
+
+
 def _ratio(claimed, exact: mpmath.mpi) -> float | None:
     lo, hi = ends(exact)
     mid = (lo + hi) / 2
@@ -175,17 +194,8 @@ def _lemma4(pt: dict) -> Row:
     eps = mpmath.mpf(discrete_gaussian_sum_cdp(n, sigma2, delta))
     share = DiscreteGaussian(sigma2=sigma2)
     total = share if n == 1 else sum_pmf(share, n, dps=30)
-    worst, rows = None, []
-    for alpha in (2, 8, 32):
-        exact = renyi_shift(total, delta, alpha, dps=25)
-        bound = eps * eps * alpha / 2
-        st = _status_le(exact, bound)
-        r = _ratio(bound, exact)
-        rows.append((alpha, st, exact, bound))
-        worst = r if worst is None or (r is not None and r < worst) else worst
-    status = FAILS if any(s == FAILS for _, s, _, _ in rows) else (
-        INCONCLUSIVE if any(s == INCONCLUSIVE for _, s, _, _ in rows) else HOLDS)
-    detail = "; ".join(f"α={a}: {_fmt(e)} <= {_fmt(b)}" for a, _, e, b in rows)
+    status, worst, detail = _compare_orders(
+        (2, 8, 32), lambda a: renyi_shift(total, delta, a, dps=25), lambda a: eps * eps * a / 2)
     if status == INCONCLUSIVE and n == 1:
         detail += " — equal to the bound to all computed digits: the lemma is tight at n = 1"
     elif status == INCONCLUSIVE:
@@ -256,18 +266,11 @@ def _theorem2(pt: dict) -> Row:
 
     prm = theorem_params(2, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps, s = float(Fraction(pt["eps"])), float(Fraction(pt["s"]))
-    worst, parts, states = None, [], []
     # certified on Σ x̂ + noise; the mod-m view can only be smaller (data processing)
-    for alpha in (2, 4, 16, 64):
-        exact = renyi_shift(prm.noise, prm.g, alpha, dps=25)
-        bound = theorem2_rdp(alpha, eps, s)
-        st = _status_le(exact, bound)
-        r = _ratio(bound, exact)
-        states.append(st)
-        worst = r if worst is None or (r is not None and r < worst) else worst
-        parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(mpmath.mpf(bound), 6)}")
-    status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
-    return Row(pt, status, worst, f"g={prm.g}, m={prm.m}; " + "; ".join(parts))
+    status, worst, detail = _compare_orders(
+        (2, 4, 16, 64), lambda a: renyi_shift(prm.noise, prm.g, a, dps=25),
+        lambda a: theorem2_rdp(a, eps, s))
+    return Row(pt, status, worst, f"g={prm.g}, m={prm.m}; {detail}")
 
 
 def _theorem2_algebra(pt: dict) -> Row:
@@ -286,8 +289,7 @@ def _theorem2_algebra(pt: dict) -> Row:
         worst = r if worst is None else min(worst, r)
         parts.append(f"α={alpha}: printed ε̂_n {mpmath.nstr(printed, 6)} vs Lemma 3 "
                      f"{mpmath.nstr(lemma3, 6)}")
-    status = FAILS if FAILS in states else HOLDS
-    return Row(pt, status, worst, f"g={prm.g}; " + "; ".join(parts))
+    return Row(pt, _combine(states), worst, f"g={prm.g}; " + "; ".join(parts))
 
 
 def _theorem4(pt: dict) -> Row:
@@ -304,17 +306,10 @@ def _theorem4(pt: dict) -> Row:
     cover = DiscreteGaussian(sigma2=prm.share.sigma2 * prm.n).logsf(prm.m // 2 + 1)
     tail = min(mpmath.mpf(10) ** -36, mpmath.exp(mpmath.mpf(cover)) * mpmath.mpf(10) ** -36)
     total = sum_pmf(prm.share, prm.n, dps=30, tail=tail)
-    worst, parts, states = None, [], []
-    for alpha in (2, 8, 32):
-        exact = renyi_shift(total, prm.g, alpha, dps=25, m=prm.m)
-        bound = eps_hat * eps_hat * alpha / 2
-        st = _status_le(exact, bound)
-        r = _ratio(bound, exact)
-        states.append(st)
-        worst = r if worst is None or (r is not None and r < worst) else worst
-        parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(bound, 6)}")
-    status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
-    return Row(pt, status, worst, f"g={prm.g}, ε̂={mpmath.nstr(eps_hat, 6)}; " + "; ".join(parts))
+    status, worst, detail = _compare_orders(
+        (2, 8, 32), lambda a: renyi_shift(total, prm.g, a, dps=25, m=prm.m),
+        lambda a: eps_hat * eps_hat * a / 2)
+    return Row(pt, status, worst, f"g={prm.g}, ε̂={mpmath.nstr(eps_hat, 6)}; {detail}")
 
 
 def _pts(**axes: Iterable) -> tuple[dict, ...]:
