@@ -45,6 +45,10 @@ def test_demo_quick_writes_report(tmp_path):
     assert (tmp_path / "report.md").read_text().startswith("# privtools demo report")
     assert (tmp_path / "noise.png").stat().st_size > 10_000
     assert len(summary["mechanisms"]) == 3 and len(summary["symbolic"]) >= 6
+    status = {c["name"]: c["status"] for c in summary["claims"]}
+    assert status["theorem1"] == status["theorem2"] == "holds"
+    assert status["theorem2-algebra"] == "fails"  # reported, without failing the demo
+    assert "Paper 000's claims" in (tmp_path / "report.md").read_text()
 
 
 def test_verify_claims_json():
