@@ -44,6 +44,7 @@ import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import mpmath  # noqa: E402
+from _bench import best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import Skellam, _arb  # noqa: E402
 from verification import divergence as dv  # noqa: E402
@@ -53,15 +54,6 @@ DPS = 30
 TARGET_SECONDS = 5.0
 ALL_ORDERS = list(range(2, 257))
 POW2 = [2, 4, 8, 16, 32, 64, 128, 256]
-
-
-def best_of(fn, repeats: int):
-    best, out = math.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def naive_arb(noise, d: int, alphas) -> tuple[float, list]:

@@ -63,6 +63,7 @@ import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import scipy.stats as st  # noqa: E402
+from _bench import best_of, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _arb  # noqa: E402
 from verification.exact import sum_pmf  # noqa: E402
@@ -85,16 +86,6 @@ EXTRA_TAIL = 4 * SIGMA  # the sf reference tabulates 20σ..24σ and bounds the r
 
 
 # ------------------------------------------------------------------------ helpers
-def best_of(fn, repeats: int):
-    """(best wall time, result of the last call) over ``repeats`` calls of ``fn``."""
-    best, out = math.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def rel_diff(a, b) -> mpmath.mpf:
     with mpmath.workdps(DPS + 30):
         a, b = mpmath.mpf(a), mpmath.mpf(b)
@@ -368,20 +359,6 @@ def measure_fact1(repeats: int) -> dict:
 
 
 # ------------------------------------------------------------------------ output
-def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) if a == "l" else c.rjust(w)
-                         for c, w, a in zip(cells, widths, align)).rstrip()
-
-    print(line(headers))
-    print(line(["-" * w for w in widths]))
-    for r in rows:
-        print(line(r))
-
-
 def pf(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 

@@ -64,6 +64,7 @@ import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _bench import print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam  # noqa: E402
 
@@ -219,22 +220,6 @@ def measure_reference(n_samples: int, repeats: int) -> tuple[list[dict], list[st
 
 
 # ------------------------------------------------------------------------ output
-def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
-
-    def line(cells):
-        out = []
-        for c, w, a in zip(cells, widths, align):
-            out.append(c.ljust(w) if a == "l" else c.rjust(w))
-        return "  ".join(out).rstrip()
-
-    print(line(headers))
-    print(line(["-" * w for w in widths]))
-    for r in rows:
-        print(line(r))
-
-
 def report_text(result: dict) -> None:
     cfg = result["config"]
     print(f"Noise-share sampling throughput (one process, one core; best of {cfg['repeats']}; "

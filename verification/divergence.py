@@ -314,26 +314,21 @@ def _pair(P: ExactPMF, Q: ExactPMF, extra_bits: int = 0) -> _Pair:
     n = hi - lo + 1
     bits = _bits(max(P.dps, Q.dps), extra_bits + max(1, n).bit_length())
     zero = arb(0)
-    with _arb.precision(bits):
-        inP, inQ, la, ua, lb, ub = [], [], [], [], [], []
+
+    def ends(R: ExactPMF) -> tuple[list[bool], list[arb], list[arb]]:
+        """For k = lo..hi: tabulated?, and the non-negative lower/upper ends of R's ball."""
+        inside, lower, upper = [], [], []
         for k in range(lo, hi + 1):
-            ip, iq = P.lo <= k <= P.hi, Q.lo <= k <= Q.hi
-            inP.append(ip)
-            inQ.append(iq)
-            if ip:
-                b = P.balls[k - P.lo]
-                la.append(_nonneg(_lo(b)))
-                ua.append(_nonneg(_hi(b)))
-            else:
-                la.append(zero)
-                ua.append(zero)
-            if iq:
-                b = Q.balls[k - Q.lo]
-                lb.append(_nonneg(_lo(b)))
-                ub.append(_nonneg(_hi(b)))
-            else:
-                lb.append(zero)
-                ub.append(zero)
+            tab = R.lo <= k <= R.hi
+            inside.append(tab)
+            b = R.balls[k - R.lo] if tab else None
+            lower.append(_nonneg(_lo(b)) if tab else zero)
+            upper.append(_nonneg(_hi(b)) if tab else zero)
+        return inside, lower, upper
+
+    with _arb.precision(bits):
+        inP, la, ua = ends(P)
+        inQ, lb, ub = ends(Q)
         uP = _effective_unaccounted(P)
         uQ = _effective_unaccounted(Q)
     return _Pair(P.modulus is not None, range(lo, hi + 1), inP, inQ, la, ua, lb, ub, uP, uQ,

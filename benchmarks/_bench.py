@@ -1,0 +1,31 @@
+"""Helpers shared by the benchmark scripts: best-of timing and a plain-text table."""
+
+from __future__ import annotations
+
+import math
+import time
+
+
+def best_of(fn, repeats: int):
+    """(best wall time, result of the last call) over ``repeats`` calls of ``fn``."""
+    best, out = math.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
+    """Columns padded to width; ``align`` has one 'l' or 'r' per column."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if a == "l" else c.rjust(w)
+                         for c, w, a in zip(cells, widths, align)).rstrip()
+
+    print(line(headers))
+    print(line(["-" * w for w in widths]))
+    for r in rows:
+        print(line(r))
