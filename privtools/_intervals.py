@@ -45,7 +45,7 @@ def lower(value) -> mpmath.mpf:
     if isinstance(value, IntervalType):
         return ends(value)[0]
     if hasattr(value, "upper") and hasattr(value, "mid") and callable(value.upper):
-        from .noise._arb import upper_mpf
+        from .noise._arb import lower_mpf
 
-        return -upper_mpf(-value)
+        return lower_mpf(value)
     return mpmath.mpf(value)

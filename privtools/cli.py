@@ -1,5 +1,7 @@
-"""Command line: ``privtools noise`` (describe and certify a noise law) and
-``privtools demo`` (the noise library checked end to end, written as a report)."""
+"""Command line: ``privtools noise`` (describe and certify a noise law),
+``privtools plan`` (parameters of a batch, verified exactly before deploying),
+``privtools audit`` (black-box audits of samplers and protocol views),
+``privtools verify-claims`` and ``privtools demo`` (the main job, written as a report)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ._cli_audit import audit
 from ._validation import ParameterError
 
 app = typer.Typer(
@@ -199,6 +202,131 @@ def verify_claims(
                 out.print(f"   {row.status} at {params}: {row.detail}", soft_wrap=True)
     if strict and any(r.status != "holds" for r in results):
         raise typer.Exit(1)
+
+
+_STATUS_COLOUR = {"holds": "green", "fails": "red", "inconclusive": "yellow", "info": "cyan"}
+
+
+def _plan_table(pl, exact_pl) -> Table:
+    t = Table(title=f"plan: Theorem {pl.theorem} (000) — {pl.privacy}, {pl.trust} trust, "
+                    f"{pl.secure}")
+    t.add_column("parameter")
+    t.add_column("value")
+    rows = [("ε", str(pl.epsilon)), ("n", str(pl.n)), ("T (horizon)", str(pl.horizon)),
+            ("p (failure per batch)", str(pl.p))]
+    if pl.s is not None:
+        rows.append(("s", str(pl.s)))
+    if pl.c is not None:
+        rows.append(("c (Lemma 5)", str(pl.c)))
+    rows += [("g (precision)", str(pl.g)), ("τ (threshold)", str(pl.tau)),
+             ("m (modulus)", str(pl.m)), ("bits per user", str(pl.bits)),
+             ("share (per user)", str(pl.share)), ("central noise", str(pl.central_noise)),
+             ("total noise", f"{pl.total_noise} — {pl.total_noise_note}"),
+             ("failure probability", f"<= {pl.failure_probability}"),
+             ("τ from", pl.tail_method)]
+    if pl.user_parameters:
+        rows.append(("user-chosen", ", ".join(pl.user_parameters)))
+    for k, v in rows:
+        t.add_row(k, v)
+    return t
+
+
+def _compare_rows(pl, exact_pl) -> dict | None:
+    """τ, m and bits from the theorem's bound and from the exact tail, side by side."""
+    if exact_pl is None or exact_pl.tau_bound is None:
+        return None
+    return {"tau_bound": exact_pl.tau_bound, "tau_exact": exact_pl.tau,
+            "m_bound": exact_pl.m_bound, "m_exact": exact_pl.m,
+            "bits_bound": exact_pl.bits_bound, "bits_exact": exact_pl.bits,
+            "tau_saved": exact_pl.tau_bound - exact_pl.tau, "bits_saved": exact_pl.bits_saved}
+
+
+@app.command("plan")
+def plan_command(
+    privacy: str = typer.Option("pure-dp", help="pure-dp | rdp | cdp"),
+    epsilon: str = typer.Option(..., help="target ε (decimals are exact: 0.1 means 1/10)"),
+    n: int = typer.Option(..., help="users per batch"),
+    horizon: int = typer.Option(..., help="horizon T; the failure probability is p = 1/T"),
+    s: str = typer.Option("1", help="scale s >= 1 of rdp/cdp plans (g = ⌈sε√n⌉)"),
+    trust: str = typer.Option("distributed", help="distributed | central | local"),
+    secure: str = typer.Option("secagg", help="secagg | shuffle"),
+    tail: str = typer.Option("exact", help="exact (certified smallest τ) | bound (theorem)"),
+    c: str = typer.Option(None, help="Lemma 5's constant (local trust with --tail bound)"),
+    p: str = typer.Option(None, help="failure probability per batch (default 1/T)"),
+    delta: str = typer.Option(None, help="δ of the (ε, δ) conversion of rdp/cdp (default p)"),
+    g: int = typer.Option(None, help="check your own parameters: your precision g (the noise "
+                          "stays the plan's, calibrated to ε at the planned g)"),
+    tau: int = typer.Option(None, help="check your own parameters: your threshold τ"),
+    m: int = typer.Option(None, help="check your own parameters: your modulus m (default "
+                          "ng + 2τ + 1)"),
+    compare: bool = typer.Option(True, "--compare/--no-compare",
+                                 help="show the theorem's τ beside the exact τ"),
+    verify: bool = typer.Option(True, "--verify/--no-verify",
+                                help="verify the plan exactly (default) or only print it"),
+    dps: int = typer.Option(20, help="decimal digits of the certified intervals"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object: plan (+ check)"),
+):
+    """Plan a batch (g, τ, m, noise) for paper 000's theorems and check it before deploying:
+    the exact privacy of the planned view and the exact probability that the analyzer's output
+    is off by more than τ/g. A plan that misses its target is flagged in red and the command
+    exits with status 1. With --g/--tau/--m it checks your own parameter choices."""
+    from verification.plan_check import verify_plan
+
+    from .planning import plan as make_plan
+    from .planning import with_parameters
+
+    try:
+        kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,
+                      trust=trust, secure=secure, p=p, c=c, dps=dps)
+        pl = make_plan(tail=tail, **kwargs)
+        exact_pl = None
+        if compare:
+            exact_pl = pl if tail == "exact" else make_plan(tail="exact", **kwargs)
+        pl = with_parameters(pl, g=g, tau=tau, m=m)
+        check = verify_plan(pl, dps=dps, delta=delta) if verify else None
+    except (ParameterError, ValueError, ArithmeticError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+    cmp_rows = _compare_rows(pl, exact_pl)
+    if as_json:
+        print(json.dumps({"plan": pl.to_dict(), "compare": cmp_rows,
+                          "check": None if check is None else check.to_dict()},
+                         indent=2, default=str))
+    else:
+        out = Console(width=None if sys.stdout.isatty() else 150)
+        out.print(_plan_table(pl, exact_pl))
+        if cmp_rows is not None:
+            t = Table(title="theorem's bound vs exact tail (same g, same privacy)")
+            for col in ("", "bound", "exact", "saving"):
+                t.add_column(col, justify="right")
+            t.add_row("τ", str(cmp_rows["tau_bound"]), str(cmp_rows["tau_exact"]),
+                      str(cmp_rows["tau_saved"]))
+            t.add_row("m", str(cmp_rows["m_bound"]), str(cmp_rows["m_exact"]),
+                      str(cmp_rows["m_bound"] - cmp_rows["m_exact"]))
+            t.add_row("bits per user", str(cmp_rows["bits_bound"]), str(cmp_rows["bits_exact"]),
+                      str(cmp_rows["bits_saved"]))
+            out.print(t)
+        if check is not None:
+            t = Table(title=f"exact verification ({check.seconds:.2f} s)")
+            for col in ("check", "status", "value", "target", "how"):
+                t.add_column(col)
+            for f in check.findings:
+                colour = _STATUS_COLOUR.get(f.status, "white")
+                t.add_row(f.name, f"[{colour}]{f.status}[/{colour}]", f.value, f.target,
+                          f.detail)
+            out.print(t)
+            if check.passed:
+                out.print("[green]PLAN PASSES[/green]: every certified check meets its target")
+            else:
+                out.print("[bold red]PLAN FAILS[/bold red]:")
+                for reason in check.reasons:
+                    out.print(f"  [red]{reason}[/red]", soft_wrap=True)
+    if check is not None and not check.passed:
+        raise typer.Exit(1)
+
+
+app.command("audit")(audit)
 
 
 def main(argv: list[str] | None = None) -> None:

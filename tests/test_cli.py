@@ -62,3 +62,76 @@ def test_verify_claims_json():
     assert strict.exit_code == 1
     bad = runner.invoke(app, ["verify-claims", "--only", "lemma99"])
     assert bad.exit_code == 2 and "unknown claim" in bad.output
+
+
+# ------------------------------------------------------------------ privtools plan
+def test_plan_text_shows_plan_comparison_and_verification():
+    res = runner.invoke(app, ["plan", "--privacy", "rdp", "--epsilon", "1", "--n", "1024",
+                              "--horizon", "1000000", "--s", "10"])
+    assert res.exit_code == 0, res.output
+    for text in ("Theorem 2", "bound vs exact", "exact verification", "PLAN PASSES",
+                 "failure probability"):
+        assert text in res.stdout
+
+
+def test_plan_json_has_plan_comparison_and_check():
+    res = runner.invoke(app, ["plan", "--epsilon", "0.5", "--n", "16", "--horizon", "10000",
+                              "--tail", "bound", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["plan"]["theorem"] == 1 and out["plan"]["tail"] == "bound"
+    assert out["plan"]["m"] == 16 * out["plan"]["g"] + 2 * out["plan"]["tau"] + 1
+    cmp = out["compare"]
+    assert cmp["tau_bound"] == out["plan"]["tau"] and cmp["tau_exact"] < cmp["tau_bound"]
+    assert out["check"]["passed"] and out["check"]["reasons"] == []
+    res = runner.invoke(app, ["plan", "--epsilon", "1", "--n", "16", "--horizon", "100",
+                              "--no-verify", "--no-compare", "--json"])
+    out = json.loads(res.stdout)
+    assert res.exit_code == 0 and out["check"] is None and out["compare"] is None
+
+
+def test_plan_checks_your_own_parameters_and_fails_in_red():
+    # τ far too small for the noise: the exact failure probability is above p
+    res = runner.invoke(app, ["plan", "--epsilon", "1", "--n", "1024", "--horizon", "1000000",
+                              "--tau", "100"])
+    assert res.exit_code == 1
+    assert "PLAN FAILS" in res.stdout and "failure probability" in res.stdout
+    # g above the planned one, with the plan's noise: privacy is lost
+    res = runner.invoke(app, ["plan", "--epsilon", "1", "--n", "16", "--horizon", "1000",
+                              "--g", "8", "--json"])
+    assert res.exit_code == 1
+    out = json.loads(res.stdout)
+    assert not out["check"]["passed"] and out["plan"]["user_parameters"] == ["g"]
+    assert any(r.startswith("privacy") for r in out["check"]["reasons"])
+
+
+def test_plan_bad_input_exits_2_naming_the_parameter():
+    res = runner.invoke(app, ["plan", "--epsilon", "0", "--n", "16", "--horizon", "100"])
+    assert res.exit_code == 2 and "epsilon" in res.output
+    res = runner.invoke(app, ["plan", "--privacy", "rdp", "--trust", "local", "--epsilon", "1",
+                              "--n", "16", "--horizon", "100"])
+    assert res.exit_code == 2 and "supported" in res.output
+
+
+# ----------------------------------------------------------------- audit
+def test_audit_mechanism_json_verdict():
+    res = runner.invoke(app, ["audit", "--mechanism", "dist-dp", "--epsilon", "0.5", "--n", "16",
+                              "--samples", "50000", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["plan"]["theorem"] == 1 and out["plan"]["g"] == 2
+    assert out["audit"]["verdict"] == "pass" and out["audit"]["epsilon_lower"] <= 0.5
+
+
+def test_audit_sampler_text_and_exit_codes():
+    res = runner.invoke(app, ["audit", "--sampler", "skellam", "--var", "100", "--samples",
+                              "50000"])
+    assert res.exit_code == 0 and "PASS" in res.stdout
+    # too few draws to certify anything above ε = 20: inconclusive, never a pass
+    res = runner.invoke(app, ["audit", "--mechanism", "central", "--epsilon", "20", "--n", "4",
+                              "--samples", "200"])
+    assert res.exit_code == 1 and "INCONCLUSIVE" in res.stdout
+    res = runner.invoke(app, ["audit", "--mechanism", "nope"])
+    assert res.exit_code == 2 and "mechanism must be one of" in res.output
+    res = runner.invoke(app, ["audit"])
+    assert res.exit_code == 2 and "exactly one of" in res.output

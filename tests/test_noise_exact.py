@@ -134,3 +134,27 @@ def test_polya_below_zero_is_exact_zero():
     d = Polya(Fraction(1, 3), Fraction(1, 2))
     assert d.exact_pmf(-1) == 0
     assert d.exact_pmf_range(-3, 1)[:3] == [0, 0, 0]
+
+
+@given(num=st.integers(-10**30, 10**30), den=st.integers(1, 10**12),
+       rad_exp=st.integers(-400, -10))
+def test_upper_mpf_is_an_upper_bound_for_either_sign(num, den, rad_exp):
+    """upper_mpf rounds toward +inf and lower_mpf toward −inf, for either sign (mpmath's
+    "u" rounds away from zero and a negation rounds to nearest: neither is safe)."""
+    from fractions import Fraction
+
+    from flint import arb
+
+    from privtools.noise._arb import lower_mpf, upper_mpf
+
+    mid = arb(num) / den
+    x = arb(mid.mid(), arb(2) ** rad_exp)  # mid + rad needs more bits than mpmath's prec
+    up, low = upper_mpf(x), lower_mpf(x)
+
+    def as_fraction(v):
+        sign, man, exp, _ = v._mpf_
+        return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+
+    m = as_fraction(upper_mpf(arb(mid.mid())))
+    r = Fraction(2) ** rad_exp
+    assert as_fraction(low) <= m - r and m + r <= as_fraction(up)

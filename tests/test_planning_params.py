@@ -59,7 +59,7 @@ def test_theorem6_needs_c_and_central_has_no_share():
 
 
 @pytest.mark.parametrize("kwargs,name", [
-    ({"theorem": 3}, "theorem"), ({"epsilon": 0}, "epsilon"), ({"epsilon": "nan"}, "epsilon"),
+    ({"theorem": 7}, "theorem"), ({"epsilon": 0}, "epsilon"), ({"epsilon": "nan"}, "epsilon"),
     ({"n": 0}, "n"), ({"p": 1}, "p"), ({"p": 0}, "p"), ({"s": "0.5"}, "s"),
 ])
 def test_bad_input(kwargs, name):

@@ -25,7 +25,8 @@ import mpmath
 from privtools._intervals import IntervalType, ends
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 
-__all__ = ["Claim", "Row", "ClaimResult", "all_claims", "get", "check", "check_all"]
+__all__ = ["Claim", "Row", "ClaimResult", "all_claims", "get", "check", "check_all", "view_llr",
+           "gaussian_sum_view_renyi"]
 
 HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
 _MPI = IntervalType
@@ -135,6 +136,33 @@ def _fmt(x) -> str:
     return mpmath.nstr(x, 8) if isinstance(x, mpmath.mpf) else str(x)
 
 
+# ----------------------------------------------------------------------------- shared views
+def view_llr(noise, g: int, m: int | None = None, dps: int = 25
+             ) -> tuple[mpmath.mpi, mpmath.mpi | None]:
+    """Certified LLR (D_∞ both ways) of ``Σx̂ + noise`` for sensitivity g and, with ``m``,
+    of its mod-m view (tabulated over Z_m; used by the pure-DP theorems and plan checks)."""
+    from .divergence import renyi_shift
+
+    llr = renyi_shift(noise, g, math.inf, dps=dps)
+    wrapped = None if m is None else renyi_shift(noise, g, math.inf, dps=dps, m=m)
+    return llr, wrapped
+
+
+def gaussian_sum_view_renyi(share: DiscreteGaussian, n: int, g: int, m: int, orders,
+                            dps: int = 25) -> list[mpmath.mpi]:
+    """Certified D_α of the mod-m view of Σx̂ + (sum of n discrete-Gaussian shares) for
+    sensitivity g, at each order (Theorem 4). The sum is tabulated over all of Z_m, leaving
+    outside far less than its smallest value there (estimated with the discrete Gaussian of
+    the same variance), then wrapped."""
+    from .divergence import renyi_shift
+    from .exact import sum_pmf
+
+    cover = DiscreteGaussian(sigma2=share.sigma2 * n).logsf(m // 2 + 1)
+    tail = min(mpmath.mpf(10) ** -36, mpmath.exp(mpmath.mpf(cover)) * mpmath.mpf(10) ** -36)
+    total = sum_pmf(share, n, dps=30, tail=tail)
+    return [renyi_shift(total, g, a, dps=dps, m=m) for a in orders]
+
+
 # ----------------------------------------------------------------------------- checkers
 def _fact1(pt: dict) -> Row:
     from .exact import ExactPMF, sum_pmf, total_variation
@@ -239,15 +267,12 @@ def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
     def checker(pt: dict) -> Row:
         from privtools.planning import theorem_params
 
-        from .divergence import renyi_shift
-
         prm = theorem_params(theorem, pt["eps"], int(pt["n"]), pt["p"], c=pt.get("c"))
         eps = mpmath.mpf(Fraction(pt["eps"]).numerator) / Fraction(pt["eps"]).denominator
-        llr = renyi_shift(prm.noise, prm.g, math.inf, dps=25)
+        llr, wrapped = view_llr(prm.noise, prm.g, prm.m if theorem in (1, 5) else None)
         status, slack, detail = _rdp_row(pt, llr, eps)
         extra = ""
-        if theorem in (1, 5):
-            wrapped = renyi_shift(prm.noise, prm.g, math.inf, dps=25, m=prm.m)
+        if wrapped is not None:
             if ends(wrapped)[0] > eps:
                 status = FAILS
             extra = f"; mod-{prm.m} view {_fmt(wrapped)}"
@@ -296,19 +321,12 @@ def _theorem4(pt: dict) -> Row:
     from privtools.accounting import discrete_gaussian_sum_cdp
     from privtools.planning import theorem_params
 
-    from .divergence import renyi_shift
-    from .exact import sum_pmf
-
     prm = theorem_params(4, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps_hat = mpmath.mpf(discrete_gaussian_sum_cdp(prm.n, prm.share.sigma2, prm.g))
-    # tabulate the sum over all of Z_m, leaving outside far less than its smallest value
-    # there (estimated with the discrete Gaussian of the same variance)
-    cover = DiscreteGaussian(sigma2=prm.share.sigma2 * prm.n).logsf(prm.m // 2 + 1)
-    tail = min(mpmath.mpf(10) ** -36, mpmath.exp(mpmath.mpf(cover)) * mpmath.mpf(10) ** -36)
-    total = sum_pmf(prm.share, prm.n, dps=30, tail=tail)
+    orders = (2, 8, 32)
+    exact = dict(zip(orders, gaussian_sum_view_renyi(prm.share, prm.n, prm.g, prm.m, orders)))
     status, worst, detail = _compare_orders(
-        (2, 8, 32), lambda a: renyi_shift(total, prm.g, a, dps=25, m=prm.m),
-        lambda a: eps_hat * eps_hat * a / 2)
+        orders, exact.__getitem__, lambda a: eps_hat * eps_hat * a / 2)
     return Row(pt, status, worst, f"g={prm.g}, ε̂={mpmath.nstr(eps_hat, 6)}; {detail}")
 
 

@@ -87,8 +87,20 @@ def upper_mpf(x: arb) -> mpmath.mpf:
         return mpmath.inf
     mid = _arf_to_mpf(x.mid())
     rad = _arf_to_mpf(x.rad())
-    # Rounding upward keeps it an upper bound at any precision.
-    return mpmath.fadd(mid, rad, prec=max(mpmath.mp.prec, 53) + 64, rounding="u")
+    # Rounding toward +inf ("c"; mpmath's "u" rounds away from zero, which would lower a
+    # negative value) keeps it an upper bound at any precision.
+    return mpmath.fadd(mid, rad, prec=max(mpmath.mp.prec, 53) + 64, rounding="c")
+
+
+def lower_mpf(x: arb) -> mpmath.mpf:
+    """A certified lower bound of the ball (mid − rad, rounded toward −inf); −inf for a ball
+    that is not finite. (``-upper_mpf(-x)`` would not do: mpmath rounds a negation to the
+    working precision, to nearest.)"""
+    if not x.is_finite():
+        return mpmath.ninf
+    mid = _arf_to_mpf(x.mid())
+    rad = _arf_to_mpf(x.rad())
+    return mpmath.fsub(mid, rad, prec=max(mpmath.mp.prec, 53) + 64, rounding="f")
 
 
 def has_digits(x: arb, dps: int) -> bool:

@@ -448,8 +448,7 @@ class IntegerDistribution:
                     s = 2 * s
                 elif two_sided:
                     s += sum(self.pmf_balls(lo_k, c - t - 1, bits), arb(0))
-                # negate at full precision (Arb rounds a negation to the context's)
-                low = max(mpmath.mpf(0), -_arb.upper_mpf(-s))
+                low = max(mpmath.mpf(0), _arb.lower_mpf(s))
             high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
             return low, min(high, mpmath.mpf(1))
 

@@ -156,7 +156,7 @@ def total_variation(P: ExactPMF, Q: ExactPMF) -> mpmath.mpi:
 
 # ------------------------------------------------------------------------ helpers
 def _lower_mpf(x: arb) -> mpmath.mpf:
-    return -_arb.upper_mpf(-x)
+    return _arb.lower_mpf(x)
 
 
 def _check_same_space(P: ExactPMF, Q: ExactPMF) -> None:

@@ -1,0 +1,64 @@
+"""The distributed protocol P = (R, S, A) of paper 000 (Alg. 2–7).
+
+    encode(x, g, rng)                  randomized rounding x̂ = ⌊xg⌋ + Ber(xg − ⌊xg⌋)
+    randomize(x, plan, rng, size)      R: users' messages in Z_m (Alg. 2; central Alg. 4;
+                                       local Alg. 6)
+    IdealSecAgg, MaskedSecAgg,         S: the secure computation (modular sum, or a
+    ShuffleSecAgg                      shuffled multiset); ``.run(messages, m, rng)``
+    analyze(y, plan, rng)              A: exact estimate of Σ x_i (Alg. 3; central Alg. 5)
+    analyze_many(y, plan, rng)         A over many batches (float64)
+    run_batch(x, plan, rng, secure)    one batch end to end -> BatchResult
+    run_batches(X, plan, rng)          B independent batches, vectorized -> BatchesResult
+    server_view(plan, x, size, rng)    the adversarial server's view, for audits
+    neighbours(x, user)                worst-case neighbouring dataset (Δ = g)
+
+A plan is any object with ``n, g, tau, m, share, central_noise, trust`` (and optionally
+``secure``), e.g. :func:`privtools.planning.plan`.
+"""
+
+from importlib.util import find_spec
+
+from .analyzer import analyze, analyze_many, decode, decode_many, modular_sum
+from .batch import BatchesResult, BatchResult, exact_sum, run_batch, run_batches
+from .randomizer import (
+    ProtocolParams,
+    check_messages,
+    check_rewards,
+    encode,
+    protocol_params,
+    randomize,
+)
+from .views import neighbours, server_view, view_mechanism
+
+__all__ = [
+    "encode",
+    "randomize",
+    "analyze",
+    "analyze_many",
+    "decode",
+    "decode_many",
+    "modular_sum",
+    "run_batch",
+    "run_batches",
+    "BatchResult",
+    "BatchesResult",
+    "exact_sum",
+    "server_view",
+    "view_mechanism",
+    "neighbours",
+    "ProtocolParams",
+    "protocol_params",
+    "check_rewards",
+    "check_messages",
+]
+
+# The secure computations live in their own modules; re-export them when present (an
+# import error inside an existing module is not hidden).
+if find_spec(__name__ + ".errors") is not None:
+    from .errors import ProtocolError  # noqa: F401
+
+    __all__.append("ProtocolError")
+if find_spec(__name__ + ".secure") is not None:
+    from .secure import IdealSecAgg, MaskedSecAgg, SecureOutput, ShuffleSecAgg  # noqa: F401
+
+    __all__ += ["IdealSecAgg", "MaskedSecAgg", "ShuffleSecAgg", "SecureOutput"]

@@ -1,0 +1,110 @@
+"""Ready-made mechanisms for :func:`verification.audit.audit_mechanism`: the server's view
+of one batch of the protocol of paper 000, under each trust model, with the privacy it
+claims.
+
+=============  ===========================  ===========  ===============================
+name           protocol                     theorem      claim audited
+=============  ===========================  ===========  ===============================
+dist-dp        Pólya shares + SecAgg        Theorem 1    ε-DP
+dist-shuffle   Pólya shares + shuffle       Theorem 3    ε-DP
+dist-rdp       Skellam shares + SecAgg      Theorem 2    (ε_δ, δ) from the RDP curve
+dist-cdp       discrete Gaussian + SecAgg   Theorem 4    (ε_δ, δ) from the RDP curve
+central        trusted server + Lap_Z       Theorem 5    ε-DP
+local          each user adds Lap_Z         Theorem 6    ε-DP
+=============  ===========================  ===========  ===============================
+
+For the Rényi/concentrated plans the (ε_δ, δ) claim is what the accountant derives from the
+noise actually added: Sk(0, g²/ε²) by Lemma 3 (000) for Theorem 2, and the exact Rényi
+curve of the n-fold discrete Gaussian sum for Theorem 4 — both converted by Lemma 10 (000).
+
+The datasets are the worst case of the theorems: d = all rewards 0, d' = d with user 0's
+reward set to 1, so Σ x̂ moves by exactly the sensitivity g. The view and its reduction
+to one integer are :func:`privtools.protocol.server_view`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from privtools._validation import ParameterError
+
+__all__ = ["MECHANISMS", "ProtocolMechanism", "protocol_mechanism"]
+
+MECHANISMS = {
+    "dist-dp": dict(privacy="pure-dp", trust="distributed", secure="secagg"),
+    "dist-shuffle": dict(privacy="pure-dp", trust="distributed", secure="shuffle"),
+    "dist-rdp": dict(privacy="rdp", trust="distributed", secure="secagg"),
+    "dist-cdp": dict(privacy="cdp", trust="distributed", secure="secagg"),
+    "central": dict(privacy="pure-dp", trust="central", secure="secagg"),
+    "local": dict(privacy="pure-dp", trust="local", secure="secagg"),
+}
+
+
+@dataclass(frozen=True)
+class ProtocolMechanism:
+    """A protocol view ready to audit: ``mechanism(dataset, size, rng)``, the two
+    neighbouring datasets and the claim (``epsilon``, ``delta``)."""
+
+    name: str
+    plan: object
+    mechanism: Callable
+    d: np.ndarray
+    d_prime: np.ndarray
+    epsilon: float
+    delta: float
+    claim: str
+
+
+def _approx_claim(plan, delta: float) -> tuple[float, str]:
+    from privtools.accounting import (
+        DiscreteGaussianSumEvent,
+        RdpAccountant,
+        SkellamEvent,
+    )
+
+    if plan.privacy == "rdp":
+        event = SkellamEvent(var=plan.total_noise.variance, sensitivity=plan.g)
+        how = "Lemma 3 (000) RDP curve of Sk(0, g²/ε²)"
+    else:
+        event = DiscreteGaussianSumEvent(n=plan.n, sigma2=plan.share.sigma2,
+                                         sensitivity=plan.g, exact=True)
+        how = "exact RDP curve of the n-fold N_Z sum"
+    eps = float(RdpAccountant().compose(event).epsilon(delta).epsilon)
+    return eps, f"{how}, Lemma 10 (000) at δ = {delta:g}"
+
+
+def protocol_mechanism(name: str, epsilon, n: int, horizon: int = 10**6, s=1,
+                       delta: float = 1e-6) -> ProtocolMechanism:
+    """The server's view of one batch of ``n`` users under mechanism ``name`` (see
+    :data:`MECHANISMS`), planned by :func:`privtools.planning.plan` for target
+    ``epsilon`` and horizon ``horizon`` (p = 1/T), with the claim to audit.
+
+    Theorem 6 (local) is planned with ``tail="exact"`` (its bound needs Lemma 5's
+    unspecified constant); the others with the paper's bound-based τ.
+    """
+    from privtools.planning import plan as make_plan
+    from privtools.protocol import view_mechanism
+
+    if name not in MECHANISMS:
+        raise ParameterError(f"mechanism must be one of {sorted(MECHANISMS)}, got {name!r}")
+    kind = MECHANISMS[name]
+    tail = "exact" if kind["trust"] == "local" else "bound"
+    s_arg = s if kind["privacy"] != "pure-dp" else 1
+    p = make_plan(epsilon=epsilon, n=n, horizon=horizon, s=s_arg, tail=tail, **kind)
+    d = np.zeros(p.n)
+    d_prime = d.copy()
+    d_prime[0] = 1.0
+    if kind["privacy"] == "pure-dp":
+        eps, dl = float(Fraction(p.epsilon)), 0.0
+        claim = f"ε = {eps:g} (Theorem {p.theorem} (000))"
+    else:
+        if not 0 < delta < 1:
+            raise ParameterError(f"delta must be in (0, 1), got {delta!r}")
+        eps, how = _approx_claim(p, delta)
+        dl = float(delta)
+        claim = f"(ε, δ) = ({eps:.4g}, {dl:g}) from the {how}"
+    return ProtocolMechanism(name, p, view_mechanism(p), d, d_prime, eps, dl, claim)
