@@ -1,6 +1,7 @@
 """Command line: ``privtools noise`` (describe and certify a noise law),
 ``privtools plan`` (parameters of a batch, verified exactly before deploying),
 ``privtools audit`` (black-box audits of samplers and protocol views),
+``privtools simulate`` (the bandit experiments of paper 000, on any executor),
 ``privtools verify-claims`` and ``privtools demo`` (the main job, written as a report)."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ._cli_audit import audit
+from ._cli_simulate import simulate
 from ._validation import ParameterError
 
 app = typer.Typer(
@@ -327,6 +329,7 @@ def plan_command(
 
 
 app.command("audit")(audit)
+app.command("simulate")(simulate)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,184 @@
+"""Batch successive-elimination policies as immutable descriptions (000 Alg. 1, §7, App. J).
+
+A :class:`PolicySpec` says *which* algorithm runs — the trust model and noise of the
+protocol, the batch schedule, the confidence widths, the secure computation, and whether
+every user is simulated — and :func:`privtools.bandits.simulate.simulate` interprets it.
+
+    name           protocol per batch (plan of n = l(b) users, p = 1/T)
+    "dist-dp-se"   Theorem 1 (000): Pólya shares, total Lap_Z(g/ε), SecAgg — pure DP
+                   (Theorem 3 with secure="shuffle")
+    "dist-rdp-se"  Theorem 2: Skellam shares, total Sk(0, g²/ε²) — RDP (scale s)
+    "dist-cdp-se"  Theorem 4: discrete-Gaussian shares — CDP (scale s)
+    "cdp-se"       Theorem 5: central Lap_Z(g/ε) added by the analyzer
+    "ldp-se"       Theorem 6: each user adds Lap_Z(g/ε) (τ from the exact tail: c unspecified)
+    "se"           non-private batch SE: exact batch sums, no encoding
+    "dp-se"        DP-SE of Sajed & Sheffet 2019 (central, continuous Laplace(1/ε) on each
+                   batch sum; its own schedule and width) — a float-noise baseline
+
+``mode="aggregate"`` draws each batch's total noise once instead of one share per user:
+exact in law for dist-dp-se (Fact 1: n Pólya-difference shares sum to Lap_Z(g/ε)),
+dist-rdp-se (Skellam is closed under sums), cdp-se and dp-se (one central draw anyway) and
+se (no noise). It is refused for dist-cdp-se (a sum of discrete Gaussians is not a discrete
+Gaussian, Lemma 4) and ldp-se (no closed form for the sum of n Lap_Z).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .._validation import ParameterError, check_int, check_positive_fraction, to_fraction
+
+__all__ = ["PolicySpec", "policy", "POLICIES", "PRIVATE", "SCALED", "AGGREGATE_OK",
+           "SECURE_OPTIONS", "WIDTHS", "MODES"]
+
+POLICIES = ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "se", "dp-se")
+PRIVATE = tuple(n for n in POLICIES if n != "se")
+SCALED = ("dist-rdp-se", "dist-cdp-se")          # take the scale s of Theorems 2 and 4
+AGGREGATE_OK = ("dist-dp-se", "dist-rdp-se", "cdp-se", "dp-se", "se")
+SECURE_OPTIONS = ("ideal", "masked", "shuffle")
+WIDTHS = ("paper", "exact")
+MODES = ("faithful", "aggregate")
+
+_LABELS = {
+    "dist-dp-se": "Dist-DP-SE", "dist-rdp-se": "Dist-RDP-SE", "dist-cdp-se": "Dist-CDP-SE",
+    "cdp-se": "CDP-SE", "ldp-se": "LDP-SE", "se": "SE", "dp-se": "DP-SE",
+}
+# secure computations each policy may use besides the ideal modular sum
+_SECURE_OK = {
+    "dist-dp-se": ("masked", "shuffle"),
+    "dist-rdp-se": ("masked",),
+    "dist-cdp-se": ("masked",),
+    "cdp-se": ("masked",),
+}
+
+
+def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ParameterError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """One batch-SE policy (000 Alg. 1), checked on construction.
+
+    ``epsilon``: privacy level (> 0; required for every policy but "se", where it must be
+    None). Kept as given; the plans read it as an exact rational (a float means its exact
+    binary value, as everywhere in privtools). ``s``: Skellam / discrete-Gaussian scale
+    (>= 1; only dist-rdp-se and dist-cdp-se accept s != 1). ``base``: batch sizes
+    l(b) = base**b (>= 2; 000 Alg. 1 uses 2, the experiments 4 — Remark 4 allows any);
+    ignored by dp-se, which has its own schedule. ``widths``: "paper" (eq. (2) with the
+    (σ, h) of :mod:`privtools.bandits.widths`) or "exact" (certified quantiles of the
+    plan's noise); dp-se has only its own width. ``p``: confidence parameter of the widths,
+    in (0, 1). ``secure``: "ideal" (modular sum), "masked" (Bonawitz et al. SecAgg, small
+    runs only) or "shuffle" (split-and-mix; dist-dp-se only, planned by Theorem 3).
+    ``mode``: "faithful" or "aggregate" (module docstring).
+    """
+
+    name: str
+    epsilon: float | None = None
+    s: float = 1
+    base: int = 4
+    widths: str = "paper"
+    p: float = 0.1
+    secure: str = "ideal"
+    mode: str = "faithful"
+
+    def __post_init__(self):
+        _choice("name", self.name, POLICIES)
+        if self.name == "se":
+            if self.epsilon is not None:
+                raise ParameterError("epsilon must be None for the non-private policy 'se'")
+        else:
+            if self.epsilon is None:
+                raise ParameterError(f"epsilon is required for policy {self.name!r}")
+            check_positive_fraction("epsilon", self.epsilon)
+        s = check_positive_fraction("s", self.s)
+        if s < 1:
+            raise ParameterError(f"s must be >= 1, got {self.s!r}")
+        if s != 1 and self.name not in SCALED:
+            raise ParameterError(f"s applies to {SCALED} only, got s={self.s!r} for "
+                                 f"{self.name!r}")
+        check_int("base", self.base, minimum=2)
+        _choice("widths", self.widths, WIDTHS)
+        if self.name == "dp-se" and self.widths != "paper":
+            raise ParameterError("dp-se has its own width (Sajed & Sheffet 2019): "
+                                 "widths must be 'paper'")
+        pf = to_fraction("p", self.p)
+        if not 0 < pf < 1:
+            raise ParameterError(f"p must lie in (0, 1), got {self.p!r}")
+        _choice("secure", self.secure, SECURE_OPTIONS)
+        if self.secure != "ideal" and self.secure not in _SECURE_OK.get(self.name, ()):
+            raise ParameterError(f"secure={self.secure!r} is not available for "
+                                 f"{self.name!r} (allowed: ideal"
+                                 + "".join(f", {x}" for x in _SECURE_OK.get(self.name, ()))
+                                 + ")")
+        _choice("mode", self.mode, MODES)
+        if self.mode == "aggregate":
+            if self.name not in AGGREGATE_OK:
+                raise ParameterError(
+                    f"mode='aggregate' is refused for {self.name!r}: the sum of its users' "
+                    "noise has no closed form (discrete-Gaussian shares: Lemma 4; local "
+                    "Lap_Z: no closed form); use mode='faithful'")
+            if self.secure != "ideal":
+                raise ParameterError("mode='aggregate' runs the ideal modular sum only; "
+                                     f"got secure={self.secure!r}")
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def private(self) -> bool:
+        return self.name != "se"
+
+    @property
+    def epsilon_exact(self) -> Fraction | None:
+        """ε as an exact rational (None for "se")."""
+        return None if self.epsilon is None else check_positive_fraction("epsilon",
+                                                                         self.epsilon)
+
+    @property
+    def s_exact(self) -> Fraction:
+        return check_positive_fraction("s", self.s)
+
+    @property
+    def label(self) -> str:
+        """Legend text, e.g. "Dist-RDP-SE (s=10)"; non-default widths, secure computation
+        and mode are appended in brackets."""
+        out = _LABELS[self.name]
+        if self.name in SCALED:
+            out += f" (s={_num(self.s)})"
+        extras = [x for x, default in ((self.widths, "paper"), (self.secure, "ideal"),
+                                       (self.mode, "faithful")) if x != default]
+        if extras:
+            out += " [" + ", ".join(extras) + "]"
+        return out
+
+    def plan_kwargs(self) -> dict | None:
+        """Keyword arguments of :func:`privtools.planning.plan` for this policy's batches
+        (None for "se" and "dp-se", which use no discrete protocol)."""
+        if self.name in ("se", "dp-se"):
+            return None
+        secure = "shuffle" if self.secure == "shuffle" else "secagg"
+        kw = {"dist-dp-se": dict(privacy="pure-dp", trust="distributed"),
+              "dist-rdp-se": dict(privacy="rdp", trust="distributed", s=self.s_exact),
+              "dist-cdp-se": dict(privacy="cdp", trust="distributed", s=self.s_exact),
+              "cdp-se": dict(privacy="pure-dp", trust="central"),
+              "ldp-se": dict(privacy="pure-dp", trust="local", tail="exact")}[self.name]
+        kw["secure"] = secure
+        return kw
+
+
+def _num(x) -> str:
+    f = to_fraction("x", x)
+    return str(f.numerator) if f.denominator == 1 else f"{float(f):g}"
+
+
+def policy(name: str, **kw) -> PolicySpec:
+    """A checked :class:`PolicySpec`: ``policy("dist-rdp-se", epsilon=0.5, s=10)``.
+    Unknown names, unknown keywords and bad values raise :class:`ParameterError`."""
+    allowed = {"epsilon", "s", "base", "widths", "p", "secure", "mode"}
+    unknown = sorted(set(kw) - allowed)
+    if unknown:
+        raise ParameterError(f"unknown policy parameter(s) {unknown}; allowed: "
+                             f"{sorted(allowed)}")
+    return PolicySpec(name, **kw)

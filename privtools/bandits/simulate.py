@@ -1,0 +1,352 @@
+"""Vectorized simulation of batch successive elimination (000 Alg. 1) and DP-SE.
+
+:func:`simulate` interprets a :class:`~privtools.bandits.policies.PolicySpec` on an
+:class:`~privtools.bandits.environments.Environment` for ``horizon`` T rounds.
+
+Algorithm 1 (000): batches b = 1, 2, …; l(b) = base**b; every active arm a ∈ Φ(b) is pulled
+by l(b) new users, in the order of the active set (arm Φ[0] by users t+1..t+l, then Φ[1],
+…). The users' rewards go through the protocol of the policy's plan for n = l(b) (at the
+policy's ε, horizon T, p = 1/T as in Theorems 1–6); the analyzer's output R_a(b) gives
+μ̂_a(b) = R_a(b)/l(b), UCB/LCB = μ̂ ± β(b), and a is eliminated when UCB_a < max LCB.
+When the next batch would pass T, the remaining users are pulled (arms in order, the last
+one partially) and the run ends: that batch releases no statistic, so its rewards are not
+simulated. Once one arm is left, the remaining rounds all pull it and are not simulated
+either. DP-SE (Sajed & Sheffet 2019) runs the same loop with its own schedule and width
+and continuous Laplace(1/ε) noise on each batch sum.
+
+One batch is one vectorized call: the (|Φ(b)|, l(b)) reward matrix is drawn by
+``env.sample_many`` and passed to :func:`privtools.protocol.run_batches` (ideal SecAgg) in
+row chunks of at most 2**22 entries; a single arm with more than 2**22 users is streamed
+through the same randomizer, modular sum and analyzer in user chunks (the modular sum is
+additive). Masked and shuffle secure computations run :func:`privtools.protocol.run_batch`
+per arm (small runs). Plans are cached per (policy, n, T) in the process.
+
+Regret: the cumulative *pseudo-regret* Σ_{s<=t} (μ* − μ_{a_s}) with μ the environment's
+``means``, exact given the pull sequence (arms pulled in consecutive blocks), evaluated at
+the checkpoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from .._validation import ParameterError, as_rng, check_int
+from ..planning import plan as _make_plan
+from ..protocol import decode_many, encode, run_batch, run_batches
+from ..protocol.analyzer import _decode, _release, modular_sum
+from ..protocol.randomizer import _randomize_parts, protocol_params
+from .environments import Environment
+from .policies import PolicySpec
+from .widths import dpse_batch_size, dpse_width, exact_width, paper_width
+
+__all__ = ["RunResult", "NoiseRecord", "simulate", "batch_plan", "default_checkpoints",
+           "CHUNK_ENTRIES"]
+
+# Rewards held at once per protocol call: at most this many (2**22 float64 = 32 MB).
+CHUNK_ENTRIES = 1 << 22
+
+
+@dataclass(frozen=True, eq=False)
+class NoiseRecord:
+    """Total noise realized in one released batch: ``noise[i]`` for arm ``arms[i]`` —
+    the integer total noise N of the protocol (Σ η_i or the central η; the estimate is
+    (Σ x̂ + N)/g when |N| <= τ), or for dp-se the float Laplace noise on the batch sum
+    (``g`` None). ``variance``: Var N under the plan (the exact law of the sum of the
+    shares; dp-se: 2/ε²)."""
+
+    batch: int
+    n: int
+    g: int | None
+    arms: tuple[int, ...]
+    noise: np.ndarray
+    variance: float
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """One run of a policy.
+
+    ``checkpoints`` (int64, increasing, ending at ``horizon``) and ``regret`` (float64,
+    cumulative pseudo-regret at each checkpoint); ``pulls`` per arm (int64, summing to
+    T); ``batches``: batches whose statistics were released; ``eliminated_at``: arm → the
+    round t after which it was eliminated; ``final_arms``: the arms still active at the
+    end; ``simulated_users``: rewards that went through the protocol; ``noise_log``: one
+    :class:`NoiseRecord` per released batch when ``record_noise=True``, else None.
+    Equality is bit-for-bit on every field.
+    """
+
+    policy: PolicySpec
+    env_name: str
+    horizon: int
+    checkpoints: np.ndarray
+    regret: np.ndarray
+    pulls: np.ndarray
+    batches: int
+    eliminated_at: dict
+    final_arms: tuple[int, ...]
+    simulated_users: int
+    noise_log: tuple[NoiseRecord, ...] | None = None
+
+    @property
+    def final_regret(self) -> float:
+        return float(self.regret[-1])
+
+    def __eq__(self, other):
+        if not isinstance(other, RunResult):
+            return NotImplemented
+        same = (self.policy == other.policy and self.env_name == other.env_name
+                and self.horizon == other.horizon and self.batches == other.batches
+                and self.eliminated_at == other.eliminated_at
+                and self.final_arms == other.final_arms
+                and self.simulated_users == other.simulated_users
+                and all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in (
+                    (self.checkpoints, other.checkpoints), (self.regret, other.regret),
+                    (self.pulls, other.pulls))))
+        if not same or (self.noise_log is None) != (other.noise_log is None):
+            return False
+        if self.noise_log is None:
+            return True
+        return len(self.noise_log) == len(other.noise_log) and all(
+            (a.batch, a.n, a.g, a.arms, a.variance) == (b.batch, b.n, b.g, b.arms, b.variance)
+            and np.array_equal(a.noise, b.noise)
+            for a, b in zip(self.noise_log, other.noise_log))
+
+    __hash__ = None
+
+
+# ------------------------------------------------------------------------------ plans
+@lru_cache(maxsize=1024)
+def _cached_plan(items: tuple, epsilon: Fraction, n: int, horizon: int):
+    return _make_plan(epsilon=epsilon, n=n, horizon=horizon, **dict(items))
+
+
+def batch_plan(spec: PolicySpec, n: int, horizon: int):
+    """The :class:`~privtools.planning.Plan` of one batch of ``n`` users under ``spec``
+    (p = 1/horizon), cached; None for "se" and "dp-se"."""
+    kw = spec.plan_kwargs()
+    if kw is None:
+        return None
+    return _cached_plan(tuple(sorted(kw.items())), spec.epsilon_exact, n, horizon)
+
+
+# ------------------------------------------------------------------------ checkpoints
+def default_checkpoints(horizon: int, count: int = 100, start: int = 1) -> np.ndarray:
+    """About ``count`` log-spaced integer times in [start, T], always ending at T."""
+    T = check_int("horizon", horizon, minimum=1)
+    lo = min(check_int("start", start, minimum=1), T)
+    pts = np.unique(np.round(np.geomspace(lo, T, count)).astype(np.int64))
+    if pts[-1] != T:
+        pts = np.append(pts, np.int64(T))
+    return pts
+
+
+def _check_checkpoints(checkpoints, T: int) -> np.ndarray:
+    if checkpoints is None:
+        return default_checkpoints(T)
+    arr = np.asarray(checkpoints)
+    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise ParameterError("checkpoints must be a 1-D array of integers in [1, horizon]")
+    if arr.size and (arr.min() < 1 or arr.max() > T):
+        raise ParameterError(f"checkpoints must lie in [1, {T}], got "
+                             f"[{arr.min()}, {arr.max()}]")
+    arr = np.unique(arr.astype(np.int64))
+    if arr.size == 0 or arr[-1] != T:
+        arr = np.append(arr, np.int64(T))
+    return arr
+
+
+# ------------------------------------------------------------------------------ batches
+def _secure_for(spec: PolicySpec, n: int, m: int):
+    from ..protocol.secure import MaskedSecAgg, ShuffleSecAgg
+
+    if spec.secure == "masked":
+        return MaskedSecAgg(threshold=max(2, n // 2 + 1), workers=1)
+    k = ShuffleSecAgg.required_k(n, m, 40) if n >= 19 else 8
+    return ShuffleSecAgg(k)
+
+
+def _stream_row(env: Environment, arm: int, n: int, P, gen) -> tuple[float, int]:
+    """One arm with n > CHUNK_ENTRIES users through R, the modular sum and A (000 Alg. 2–7)
+    in user chunks: the modular sum of all messages is the sum of the chunks' sums mod m.
+    Returns (estimate z, total noise N)."""
+    total, noise = 0, 0
+    arms = np.array([arm])
+    for s in range(0, n, CHUNK_ENTRIES):
+        x = env.sample_many(arms, min(CHUNK_ENTRIES, n - s), gen)
+        xhat, eta, msgs = _randomize_parts(x, P, gen)
+        total = (total + int(modular_sum(msgs, P.m, axis=1)[0])) % P.m
+        if eta is not None:
+            noise += int(eta.sum())
+    released, eta_c = _release(np.array([total], dtype=np.int64), P, gen)
+    z = int(_decode(released, P)[0])
+    if eta_c is not None:
+        noise = int(eta_c[0])
+    return z / P.g, noise
+
+
+def _row_sums(env: Environment, arms: np.ndarray, n: int, gen, f, dtype) -> np.ndarray:
+    """Σ over each arm's n fresh rewards of ``f`` (applied to (rows, users) chunks of at
+    most CHUNK_ENTRIES rewards; ``f`` returns one partial sum per row)."""
+    out = np.zeros(arms.size, dtype=dtype)
+    if n <= CHUNK_ENTRIES:
+        rows = max(1, CHUNK_ENTRIES // n)
+        for s in range(0, arms.size, rows):
+            out[s:s + rows] = f(env.sample_many(arms[s:s + rows], n, gen))
+        return out
+    for j in range(arms.size):
+        for u in range(0, n, CHUNK_ENTRIES):
+            out[j] += f(env.sample_many(arms[j:j + 1], min(CHUNK_ENTRIES, n - u), gen))[0]
+    return out
+
+
+def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int, plan,
+                    gen) -> tuple[np.ndarray, np.ndarray | None]:
+    """(estimates R_a(b) for a in ``arms``, total noise per arm or None)."""
+    A = arms.size
+    est = np.empty(A, dtype=np.float64)
+    name = spec.name
+    if name in ("se", "dp-se"):
+        sums = _row_sums(env, arms, n, gen, lambda x: x.sum(axis=1), np.float64)
+        if name == "se":
+            return sums, None
+        lap = gen.laplace(0.0, 1.0 / float(spec.epsilon_exact), size=A)
+        return sums + lap, lap
+    noise = np.empty(A, dtype=np.int64)
+    if spec.mode == "aggregate":
+        P = protocol_params(plan)
+        law = plan.central_noise if plan.trust == "central" else plan.total_noise
+        S = _row_sums(env, arms, n, gen, lambda x: encode(x, P.g, gen).sum(axis=1), np.int64)
+        N = np.asarray(law.sample(A, gen), dtype=np.int64)
+        y = np.mod(S + N, P.m)  # |S + N| << 2**63 for every plan with m < 2**62
+        z = decode_many(y, plan)
+        return z / P.g, N
+    if spec.secure != "ideal":
+        for i, a in enumerate(arms.tolist()):
+            x = env.sample(a, n, gen)
+            res = run_batch(x, plan, gen, secure=_secure_for(spec, n, plan.m))
+            est[i] = float(res.estimate)
+            noise[i] = res.noise
+        return est, noise
+    if n > CHUNK_ENTRIES:
+        P = protocol_params(plan)
+        for i, a in enumerate(arms.tolist()):
+            est[i], noise[i] = _stream_row(env, a, n, P, gen)
+        return est, noise
+    rows = max(1, CHUNK_ENTRIES // n)
+    for s in range(0, A, rows):
+        X = env.sample_many(arms[s:s + rows], n, gen)
+        res = run_batches(X, plan, gen)
+        est[s:s + rows] = res.estimate
+        noise[s:s + rows] = res.noise
+    return est, noise
+
+
+def _noise_variance(spec: PolicySpec, plan) -> float:
+    if plan is None:
+        return 2.0 / float(spec.epsilon_exact) ** 2
+    return float(plan.exact_total_noise.var())
+
+
+# ------------------------------------------------------------------------------ simulate
+def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
+             checkpoints=None, record_noise: bool = False) -> RunResult:
+    """Run ``spec`` on ``env`` for ``horizon`` T rounds (000 Alg. 1; module docstring).
+
+    Arguments are checked before any work: ``spec`` a PolicySpec, ``env`` an Environment
+    with K >= 2 arms, T >= K an integer, ``checkpoints`` integers in [1, T] (default:
+    :func:`default_checkpoints`; T is always included), ``rng`` a Generator, seed or None.
+    The same ``rng`` seed gives a bit-identical result.
+    """
+    if not isinstance(spec, PolicySpec):
+        raise ParameterError(f"spec must be a PolicySpec (see privtools.bandits.policy), got "
+                             f"{type(spec).__name__}")
+    if not isinstance(env, Environment):
+        raise ParameterError(f"env must be an Environment, got {type(env).__name__}")
+    K = env.K
+    if K < 2:
+        raise ParameterError(f"the environment must have K >= 2 arms, got K = {K}")
+    T = check_int("horizon", horizon, minimum=2)
+    if T < K:
+        raise ParameterError(f"horizon must be >= K = {K} (every arm is pulled at least "
+                             f"once), got {T}")
+    cps = _check_checkpoints(checkpoints, T)
+    if not isinstance(record_noise, bool):
+        raise ParameterError("record_noise must be a bool")
+    gen = as_rng(rng)
+    p = float(spec.p)
+    eps = None if spec.epsilon is None else float(spec.epsilon_exact)
+
+    active = np.arange(K)
+    t, b = 0, 0
+    blk_arm: list[np.ndarray] = []    # pull sequence as consecutive blocks
+    blk_len: list[np.ndarray] = []
+    eliminated: dict[int, int] = {}
+    log: list[NoiseRecord] = []
+    simulated = released = 0
+    while t < T:
+        if active.size == 1:
+            blk_arm.append(active.copy())
+            blk_len.append(np.array([T - t], dtype=np.int64))
+            t = T
+            break
+        b += 1
+        A = active.size
+        n = dpse_batch_size(A, b, p, eps) if spec.name == "dp-se" else spec.base ** b
+        if t + A * n > T:  # last, partial batch: pull the remaining users, release nothing
+            rem = T - t
+            full, part = divmod(rem, n)
+            arms = active[:full + (1 if part else 0)]
+            lens = np.full(arms.size, n, dtype=np.int64)
+            if part:
+                lens[-1] = part
+            blk_arm.append(arms.copy())
+            blk_len.append(lens)
+            t = T
+            break
+        plan = batch_plan(spec, n, T)
+        R, N = _protocol_batch(spec, env, active, n, plan, gen)
+        simulated += A * n
+        released += 1
+        mu_hat = R / n
+        if spec.name == "dp-se":
+            beta = dpse_width(n, A, b, p, eps)
+        elif spec.widths == "exact":
+            law = None if plan is None else plan.exact_total_noise
+            beta = exact_width(law, 1 if plan is None else plan.g, n, A, b, spec.p)
+        else:
+            beta = paper_width(spec.name, eps, n, A, b, p, float(spec.s_exact))
+        if record_noise and N is not None:
+            N = np.array(N)
+            N.setflags(write=False)
+            log.append(NoiseRecord(b, n, None if plan is None else plan.g,
+                                   tuple(active.tolist()), N, _noise_variance(spec, plan)))
+        blk_arm.append(active.copy())
+        blk_len.append(np.full(A, n, dtype=np.int64))
+        t += A * n
+        keep = mu_hat + beta >= np.max(mu_hat - beta)
+        for a in active[~keep].tolist():
+            eliminated[int(a)] = t
+        active = active[keep]
+
+    arms_seq = np.concatenate(blk_arm)
+    lens = np.concatenate(blk_len)
+    gaps = env.best_mean - np.asarray(env.means, dtype=np.float64)
+    g_seq = gaps[arms_seq]
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    before = np.concatenate(([0.0], np.cumsum(lens * g_seq)[:-1]))
+    i = np.searchsorted(ends, cps, side="left")
+    regret = before[i] + (cps - starts[i]) * g_seq[i]
+    pulls = np.bincount(arms_seq, weights=lens, minlength=K).astype(np.int64)
+    for a in (cps, regret, pulls):
+        a.setflags(write=False)
+    return RunResult(
+        policy=spec, env_name=env.name, horizon=T, checkpoints=cps, regret=regret,
+        pulls=pulls, batches=released, eliminated_at=eliminated,
+        final_arms=tuple(int(a) for a in active.tolist()), simulated_users=simulated,
+        noise_log=tuple(log) if record_noise else None)
+

@@ -1,0 +1,1 @@
+"""Package data: small derived tables (see README.md in this directory)."""
