@@ -39,7 +39,7 @@ def simulate(
     policies, averaged over random instances (results identical for any --workers or
     --scheduler)."""
     from .bandits.presets import get_preset
-    from .bandits.runner import instance_means, make_tasks, run_tasks, save_results, summarize
+    from .bandits.runner import instance_means, run_tasks, save_results, summarize
 
     try:
         p = get_preset(preset).with_overrides(runs=runs, horizon=horizon)
@@ -51,8 +51,7 @@ def simulate(
         _fail(str(exc))
     out = Path(out) if out is not None else Path("privtools-sim") / p.name
 
-    specs = p.specs()
-    tasks = make_tasks(specs, p.env, p.runs, p.horizon)
+    tasks = p.tasks()
     t0 = time.perf_counter()
     df = run_tasks(tasks, seed, workers=workers, scheduler=scheduler, progress=True)
     elapsed = time.perf_counter() - t0
@@ -65,7 +64,7 @@ def simulate(
     paths = save_results(df, summary, out)
     from .bandits.plots import plot_regret
 
-    paths["png"] = plot_regret(df, out / "regret.png",
+    paths["png"] = plot_regret(df, out / "regret.png", symbol=p.privacy_symbol,
                                 title=f"{p.name}: {p.env.name} instances, K = {p.K}, "
                                 f"T = {p.horizon:,}, {p.runs} runs")
     summary["files"] = {k: str(v) for k, v in paths.items()}
@@ -74,10 +73,10 @@ def simulate(
     if as_json:
         print(json.dumps(summary, indent=2))
         return
-    _print_table(summary)
+    _print_table(summary, p.privacy_symbol)
 
 
-def _print_table(summary: dict) -> None:
+def _print_table(summary: dict, symbol: str = "ε") -> None:
     rows = summary["final_time_average_regret"]
     eps = sorted({r["epsilon"] for r in rows if r["epsilon"] is not None})
     has_np = any(r["epsilon"] is None for r in rows)
@@ -85,9 +84,9 @@ def _print_table(summary: dict) -> None:
                   f"(mean ± s.e., {summary['runs']} runs)")
     table.add_column("policy")
     for e in eps:
-        table.add_column(f"ε = {e:g}", justify="right")
+        table.add_column(f"{symbol} = {e:g}", justify="right")
     if has_np:
-        table.add_column("no ε", justify="right")
+        table.add_column(f"no {symbol}", justify="right")
     cells: dict[str, dict] = {}
     for r in rows:
         cells.setdefault(r["policy"], {})[r["epsilon"]] = f"{r['mean']:.4f}±{r['se']:.4f}"

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 
 from privtools.bandits.plots import plot_regret
 from privtools.bandits.presets import get_preset
-from privtools.bandits.runner import make_tasks, run_tasks, summarize
+from privtools.bandits.runner import run_tasks, summarize
 
 FULL = os.environ.get("PRIVTOOLS_FULL") == "1"
 out = Path("nb05-output")
@@ -30,7 +30,7 @@ for name in ("fig1-easy", "fig1-hard", "fig4", "movielens"):
     preset = get_preset(name) if FULL else get_preset(name).with_overrides(runs=2,
                                                                           horizon=100_000)
     t0 = time.perf_counter()
-    tasks = make_tasks(preset.specs(), preset.env, preset.runs, preset.horizon)
+    tasks = preset.tasks()
     df = run_tasks(tasks, seed=0, workers=2, progress=False)
     results[name] = df
     print(f"{name}: {len(tasks)} simulations, T = {preset.horizon:,}, "

@@ -19,9 +19,11 @@ def curves(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def plot_regret(df: pd.DataFrame, path: str | Path, title: str | None = None) -> Path:
+def plot_regret(df: pd.DataFrame, path: str | Path, title: str | None = None,
+                symbol: str = "ε") -> Path:
     """Draw the figure for results ``df`` (columns of
-    :data:`privtools.bandits.runner.COLUMNS`) and save it as a PNG at ``path``."""
+    :data:`privtools.bandits.runner.COLUMNS`) and save it as a PNG at ``path``;
+    ``symbol`` names the privacy parameter in the panel titles (``"ρ"`` for zCDP)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -47,7 +49,7 @@ def plot_regret(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
         ax.set_xlabel("T")
         ax.set_ylabel("Reg(T) / T")
         ax.grid(True, which="both", alpha=0.3)
-        ax.set_title(f"ε = {eps:g}" if not math.isnan(eps) else "non-private")
+        ax.set_title(f"{symbol} = {eps:g}" if not math.isnan(eps) else "non-private")
         ax.legend(fontsize=7)
     if title:
         fig.suptitle(title)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .runner import EnvSpec
+from .runner import SIMULATOR, EnvSpec
 
 EASY = EnvSpec("easy", "privtools.bandits:easy_instance", K=10, random=True)
 HARD = EnvSpec("hard", "privtools.bandits:hard_instance", K=10, random=True)
@@ -46,6 +46,14 @@ class Preset:
     epsilons: tuple[float, ...]
     horizon: int
     runs: int = 20
+    #: ``"module:function"`` building a spec as ``factory(name, epsilon=..., s=...)``
+    spec_factory: str = "privtools.bandits:policy"
+    #: ``"module:function"`` simulating one run (see :class:`~.runner.Task`)
+    simulator: str = SIMULATOR
+    #: names of the policies that take no privacy parameter
+    non_private: frozenset = NON_PRIVATE
+    #: symbol of the privacy parameter in tables and plots ("ε", or "ρ" for zCDP)
+    privacy_symbol: str = "ε"
 
     @property
     def K(self) -> int:
@@ -68,15 +76,23 @@ class Preset:
 
     def specs(self) -> list:
         """Policy specs: each private policy at each ε (ε-major), non-private ones once."""
-        from . import policy
+        from .runner import _resolve
 
+        policy = _resolve(self.spec_factory)
         out = []
         for eps in self.epsilons:
             for name, s in self.policies:
-                if name not in NON_PRIVATE:
+                if name not in self.non_private:
                     out.append(policy(name, epsilon=eps, s=s))
-        out += [policy(name) for name, _ in self.policies if name in NON_PRIVATE]
+        out += [policy(name) for name, _ in self.policies if name in self.non_private]
         return out
+
+    def tasks(self) -> list:
+        """The (policy × run) tasks of this preset, for :func:`~.runner.run_tasks`."""
+        from .runner import make_tasks
+
+        return make_tasks(self.specs(), self.env, self.runs, self.horizon,
+                          simulator=self.simulator)
 
 
 _EPS = (0.1, 0.5, 1.0)
