@@ -195,7 +195,7 @@ def test_presets_valid():
     assert {"fig1-easy", "fig1-hard", "fig4", "movielens", "smoke"} <= set(PRESETS)
     for p in PRESETS.values():
         p.validate()
-        assert p.K == 10
+        assert p.K == 10 or p.name.startswith("zcdp")
     assert PRESETS["fig1-easy"].horizon == 10**6 and PRESETS["fig1-hard"].horizon == 10**7
     assert PRESETS["fig1-hard"].env.name == "hard" and PRESETS["fig1-easy"].runs == 20
     assert ("dist-rdp-se", 100) in PRESETS["fig1-easy"].policies

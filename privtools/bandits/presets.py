@@ -119,6 +119,8 @@ PRESETS: dict[str, Preset] = {
 
 def get_preset(name: str) -> Preset:
     """The preset called ``name``; ``ValueError`` listing the presets otherwise."""
+    if "zcdp-finite" not in PRESETS:
+        _register_zcdp_presets()
     try:
         return PRESETS[name]
     except KeyError:
@@ -127,3 +129,13 @@ def get_preset(name: str) -> Preset:
 
 
 __all__ = ["EASY", "HARD", "MOVIELENS", "NON_PRIVATE", "PRESETS", "Preset", "get_preset"]
+
+
+def _register_zcdp_presets() -> None:
+    """Add the zCDP presets of paper 001 (defined beside their algorithms, which import
+    this module — hence registered on first lookup, not at import)."""
+    from .zcdp.finite_presets import ZCDP_FINITE_PRESETS
+    from .zcdp.linear_presets import ZCDP_LINEAR_PRESETS
+
+    PRESETS.update(ZCDP_FINITE_PRESETS)
+    PRESETS.update(ZCDP_LINEAR_PRESETS)
