@@ -49,6 +49,14 @@ def test_demo_quick_writes_report(tmp_path):
     assert status["theorem1"] == status["theorem2"] == "holds"
     assert status["theorem2-algebra"] == "fails"  # reported, without failing the demo
     assert "Paper 000's claims" in (tmp_path / "report.md").read_text()
+    # audits, the deployment plan and the regret comparison, and the HTML page
+    assert len(summary["audits"]) == 7 and all(a["passed"] for a in summary["audits"])
+    assert [p["theorem"] for p in summary["plans"]] == [1, 2, 4]
+    assert all(p["passed"] and p["tau"] <= p["tau_bound"] for p in summary["plans"])
+    assert {r["policy"].split(" (")[0] for r in summary["regret"]} >= {
+        "Dist-DP-SE", "CDP-SE", "LDP-SE", "AdaC-UCB"}
+    page = (tmp_path / "report.html").read_text()
+    assert '<img alt="regret" src="regret.png">' in page and page.count("<table>") >= 6
 
 
 def test_verify_claims_json():
