@@ -23,12 +23,11 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.stats as st  # noqa: E402
-from _bench import best_of, print_table  # noqa: E402
+from _bench import bench_args, best_of, print_table  # noqa: E402
 
 from privtools.noise import DiscreteLaplace, Skellam  # noqa: E402
 from verification import exact  # noqa: E402
@@ -41,11 +40,7 @@ def _replay(x):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args(argv)
+    args = bench_args(__doc__, argv)
     size = 200_000 if args.quick else 1_000_000
     reps = 1 if args.quick else args.repeats
     rng = np.random.default_rng(0)

@@ -35,7 +35,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -44,7 +43,7 @@ import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import mpmath  # noqa: E402
-from _bench import best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import Skellam, _arb  # noqa: E402
 from verification import divergence as dv  # noqa: E402
@@ -123,11 +122,7 @@ def run(d: int, orders, repeats: int, label: str) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeats", type=int, default=None)
-    args = ap.parse_args(argv)
+    args = bench_args(__doc__, argv, repeats=None)
     repeats = args.repeats or (1 if args.quick else 2)
     deltas = [1000] if args.quick else [1000, 100]
     rows = []

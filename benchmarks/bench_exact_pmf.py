@@ -50,7 +50,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -63,7 +62,7 @@ import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import scipy.stats as st  # noqa: E402
-from _bench import best_of, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _arb  # noqa: E402
 from verification.exact import sum_pmf  # noqa: E402
@@ -474,16 +473,9 @@ def to_json(obj):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="fewer points and repeats, skip the slow vectorized-logsf call")
-    ap.add_argument("--json", action="store_true", help="print one JSON object instead")
-    ap.add_argument("--repeats", type=int, default=None,
-                    help="best of R runs (default 3, or 1 with --quick)")
-    args = ap.parse_args(argv)
+    args = bench_args(__doc__, argv, repeats=None,
+                      quick_help="fewer points and repeats, skip the slow vectorized-logsf call")
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
-    if repeats < 1:
-        ap.error("--repeats must be >= 1")
 
     t0 = time.perf_counter()
     sk = measure_skellam(repeats, args.quick)

@@ -55,7 +55,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -64,7 +63,7 @@ import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _bench import print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam  # noqa: E402
 
@@ -260,13 +259,7 @@ def report_text(result: dict) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="N=1e5, M=1e4 (under ~10 s)")
-    ap.add_argument("--json", action="store_true", help="print one JSON object instead")
-    ap.add_argument("--repeats", type=int, default=3, help="best of R runs (default 3)")
-    args = ap.parse_args(argv)
-    if args.repeats < 1:
-        ap.error("--repeats must be >= 1")
+    args = bench_args(__doc__, argv, quick_help="N=1e5, M=1e4 (under ~10 s)")
     n_samples = 10**5 if args.quick else 10**6
     m_loop = 10**4 if args.quick else 10**5
 

@@ -31,12 +31,11 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 
-from _bench import best_of, print_table  # noqa: E402 - sibling module (run from benchmarks/)
+from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module (run from benchmarks/)
 
 from privtools.planning import plan  # noqa: E402
 from verification.plan_check import verify_plan  # noqa: E402
@@ -67,11 +66,7 @@ def run(privacy: str, s: str, repeats: int) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeats", type=int, default=None)
-    args = ap.parse_args(argv)
+    args = bench_args(__doc__, argv, repeats=None)
     repeats = args.repeats or (1 if args.quick else 3)
     cases = [("pure-dp", "1"), ("rdp", "1"), ("cdp", "1")]
     if not args.quick:

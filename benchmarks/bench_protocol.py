@@ -51,7 +51,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -61,7 +60,7 @@ from fractions import Fraction  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _bench import print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.planning import theorem_params  # noqa: E402
 from privtools.protocol import (  # noqa: E402
@@ -218,13 +217,7 @@ def report_text(result: dict) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="n=1e5, loop n=1e3 (a few seconds)")
-    ap.add_argument("--json", action="store_true", help="print one JSON object instead")
-    ap.add_argument("--repeats", type=int, default=3, help="best of R runs (default 3)")
-    args = ap.parse_args(argv)
-    if args.repeats < 1:
-        ap.error("--repeats must be >= 1")
+    args = bench_args(__doc__, argv, quick_help="n=1e5, loop n=1e3 (a few seconds)")
     n = 10**5 if args.quick else 10**6
     n_loop = 10**3 if args.quick else 10**4
     grid = (100, 1000) if args.quick else (1000, 1000)

@@ -42,7 +42,6 @@ Usage: ``python benchmarks/bench_secagg.py [--quick] [--json] [--repeats R]``
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -51,7 +50,7 @@ import sys
 import time
 
 import numpy as np
-from _bench import best_of, print_table  # sibling module (scripts run from benchmarks/)
+from _bench import bench_args, best_of, print_table  # sibling module (run from benchmarks/)
 
 from privtools.protocol import _prg
 from privtools.protocol.secure import IdealSecAgg, MaskedSecAgg, ShuffleSecAgg
@@ -185,15 +184,8 @@ def report_text(r: dict) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="n = 200 masked users, 10^5 ideal, 10^4 shuffle (under ~30 s)")
-    ap.add_argument("--json", action="store_true", help="print one JSON object instead")
-    ap.add_argument("--repeats", type=int, default=None,
-                    help="best of R runs (default 1 for masked runs, 3 otherwise)")
-    args = ap.parse_args(argv)
-    if args.repeats is not None and args.repeats < 1:
-        ap.error("--repeats must be >= 1")
+    args = bench_args(__doc__, argv, repeats=None,
+                      quick_help="n = 200 masked users, 10^5 ideal, 10^4 shuffle (under ~30 s)")
     rep = args.repeats or 3
     rep_masked = args.repeats or 1
     n_ideal = 10**5 if args.quick else 10**6

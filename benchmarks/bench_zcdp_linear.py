@@ -29,14 +29,13 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _bench import best_of, print_table  # noqa: E402 - sibling module
+from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module
 
 from privtools.bandits.zcdp.gope import (  # noqa: E402
     _span_basis,
@@ -131,11 +130,7 @@ def oful_loop(spec, env, horizon: int, rng: np.random.Generator) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = bench_args(__doc__, None)
     tg_base = 20_000 if args.quick else 100_000
     to_base = 5_000 if args.quick else 20_000
     rows, out = [], {"platform": platform.platform(), "python": platform.python_version(),

@@ -28,13 +28,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _bench import best_of, print_table  # noqa: E402 - sibling module
+from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module
 
 from privtools.bandits.zcdp import simulate_ucb, zcdp_policy  # noqa: E402
 from privtools.bandits.zcdp.finite_presets import bernoulli_instance  # noqa: E402
@@ -79,11 +78,7 @@ def baseline_loop(means, horizon: int, rho: float, rng: np.random.Generator) -> 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = bench_args(__doc__, None)
     T_run = 10**6 if args.quick else T
     T_base = 2 * 10**5 if args.quick else 10**6
     env = bernoulli_instance(K)

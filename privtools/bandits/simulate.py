@@ -144,7 +144,9 @@ def default_checkpoints(horizon: int, count: int = 100, start: int = 1) -> np.nd
     return pts
 
 
-def _check_checkpoints(checkpoints, T: int) -> np.ndarray:
+def check_checkpoints(checkpoints, T: int) -> np.ndarray:
+    """Checkpoint times for a run of horizon ``T``: the default grid for None, else the
+    sorted unique integers of ``checkpoints`` in [1, T] with T appended."""
     if checkpoints is None:
         return default_checkpoints(T)
     arr = np.asarray(checkpoints)
@@ -273,7 +275,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     if T < K:
         raise ParameterError(f"horizon must be >= K = {K} (every arm is pulled at least "
                              f"once), got {T}")
-    cps = _check_checkpoints(checkpoints, T)
+    cps = check_checkpoints(checkpoints, T)
     if not isinstance(record_noise, bool):
         raise ParameterError("record_noise must be a bool")
     gen = as_rng(rng)

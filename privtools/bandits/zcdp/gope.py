@@ -58,6 +58,7 @@ import numpy as np
 
 from ..._validation import ParameterError, as_rng, check_int
 from ...accounting import zcdp_to_dp
+from ..simulate import check_checkpoints
 from .linear_envs import LinearEnv
 
 NAMES = ("adac-gope", "gope")
@@ -278,12 +279,6 @@ class LinearRunResult:
         return float(self.regret[-1])
 
 
-def _checkpoints(checkpoints, T: int) -> np.ndarray:
-    from ..simulate import _check_checkpoints
-
-    return _check_checkpoints(checkpoints, T)
-
-
 def _span_basis(X: np.ndarray) -> np.ndarray:
     """Orthonormal basis (d × d') of the row span of X (d' = numerical rank)."""
     _, s, Vt = np.linalg.svd(X, full_matrices=False)
@@ -300,7 +295,7 @@ def simulate_gope(spec: GopeSpec, env: LinearEnv, horizon: int, rng=None, *,
     if not isinstance(env, LinearEnv):
         raise ParameterError(f"env must be a LinearEnv, got {type(env).__name__}")
     T = check_int("horizon", horizon, minimum=1)
-    cps = _checkpoints(checkpoints, T)
+    cps = check_checkpoints(checkpoints, T)
     gen = as_rng(rng)
     k = env.n
     active = np.arange(k)

@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import ParameterError, as_rng, check_int
-from .gope import LinearRunResult, PrivacyReport, _check_delta, _check_rho, _checkpoints
+from ..simulate import check_checkpoints
+from .gope import LinearRunResult, PrivacyReport, _check_delta, _check_rho
 from .gope import privacy_report as privacy_report
 from .linear_envs import ContextualEnv, check_actions
 
@@ -154,7 +155,7 @@ def simulate_oful(spec: OfulSpec, env: ContextualEnv, horizon: int, rng=None, *,
     if not isinstance(env, ContextualEnv):
         raise ParameterError(f"env must be a ContextualEnv, got {type(env).__name__}")
     T = check_int("horizon", horizon, minimum=1)
-    cps = _checkpoints(checkpoints, T)
+    cps = check_checkpoints(checkpoints, T)
     gen = as_rng(rng)
     d, theta = env.d, env.theta
     M = max_switches(d, T)

@@ -63,6 +63,7 @@ from ..._validation import ParameterError, as_rng, check_int, to_fraction
 from ...accounting import ZCDPEvent, zcdp_to_dp
 from ...noise import DiscreteGaussian
 from ..environments import Environment
+from ..simulate import check_checkpoints
 
 __all__ = [
     "ZCDP_POLICIES",
@@ -238,21 +239,6 @@ class UcbResult:
         return float(self.regret[-1])
 
 
-def _check_checkpoints(checkpoints, T: int) -> np.ndarray:
-    if checkpoints is None:
-        from ..simulate import default_checkpoints
-        return default_checkpoints(T)
-    arr = np.asarray(checkpoints)
-    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1:
-        raise ParameterError("checkpoints must be a 1-D array of integers in [1, horizon]")
-    if arr.size and (arr.min() < 1 or arr.max() > T):
-        raise ParameterError(f"checkpoints must lie in [1, {T}]")
-    arr = np.unique(arr.astype(np.int64))
-    if arr.size == 0 or arr[-1] != T:
-        arr = np.append(arr, np.int64(T))
-    return arr
-
-
 def _draw_sum(env: Environment, arm: int, n: int, gen, bits: int | None):
     """Sum of n fresh rewards of ``arm`` (float, or int64 sum of quantized rewards when
     ``bits`` is given), drawn in chunks of at most :data:`CHUNK`."""
@@ -286,7 +272,7 @@ def simulate_ucb(spec: ZcdpSpec, env: Environment, horizon: int, rng=None, *,
     T = check_int("horizon", horizon, minimum=1)
     if T < K:
         raise ParameterError(f"horizon must be >= K = {K}, got {T}")
-    cps = _check_checkpoints(checkpoints, T)
+    cps = check_checkpoints(checkpoints, T)
     gen = as_rng(rng)
     name, beta, bits = spec.name, spec.beta, spec.bits
     private = spec.private
