@@ -36,12 +36,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import scipy.stats as st
 
 from privtools._validation import ParameterError, as_rng, check_int
+from privtools.accounting._numeric import check_nonneg
 from privtools.noise._base import IntegerDistribution
 from privtools.noise._search import last_true
 
@@ -476,8 +476,8 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps_claim = _check_nonneg("epsilon", epsilon)
-    delta_f = _check_nonneg("delta", delta)
+    eps_claim = float(check_nonneg("epsilon", epsilon))
+    delta_f = float(check_nonneg("delta", delta))
     if delta_f >= 1:
         raise ParameterError(f"delta must be < 1, got {delta!r}")
     n_samples = check_int("n_samples", n_samples, minimum=1)
@@ -516,19 +516,3 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
                                 f"{counts['q_upper']:.3g} on the other")
     return MechanismAudit(passed, "pass" if passed else "fail", eps_claim, delta_f, eps_lower,
                           est, eps_max, p_value, alpha, n_samples, event, counts, reason)
-
-
-def _check_nonneg(name: str, value) -> float:
-    if isinstance(value, bool):
-        raise ParameterError(f"{name} must be a number, got {value!r}")
-    if isinstance(value, (str, Fraction)):
-        from privtools._validation import to_fraction
-
-        value = to_fraction(name, value)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise ParameterError(f"{name} must be finite and >= 0, got {value!r}")
-    return v
