@@ -32,15 +32,18 @@ def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
 
 
 def bench_args(doc: str, argv=None, *, quick_help: str = "smaller sizes, a few seconds",
-               repeats: int | None = 3):
+               repeats: int | None = 3, extra=None):
     """The options every benchmark takes: ``--quick``, ``--json`` and ``--repeats R``
-    (``None`` default: the benchmark picks R from ``--quick``)."""
+    (``None`` default: the benchmark picks R from ``--quick``); ``extra(parser)`` adds a
+    benchmark's own options."""
     import argparse
 
     ap = argparse.ArgumentParser(description=doc.strip().split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=quick_help)
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     ap.add_argument("--repeats", type=int, default=repeats, help="best of R runs")
+    if extra is not None:
+        extra(ap)
     args = ap.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
         ap.error("--repeats must be >= 1")

@@ -17,13 +17,19 @@ modular arithmetic in Python ints; per batch the analyzer and the elimination ru
 (its cost per round is constant). ``ratio`` = scaled baseline / warm vectorized time; a
 second ratio uses only the rounds the vectorized run actually simulated (it skips the
 rounds after a single arm is left and the rewards of the last, partial batch) — the
-per-user speed-up. Both ratios use the slowest of five further easy instances (seeds 0–4),
-since the number of simulated users depends on how long close arms stay active.
+per-user speed-up. Both ratios use the slowest of ``--instances`` further easy instances
+(seeds 0, 1, …; default 5), since the number of simulated users depends on how long close
+arms stay active; the median instance's ratio is printed too.
+
+Floor of faithful simulation: every simulated user costs at least one Gaussian draw (the
+reward) and one uniform (the rounding coin) in numpy; both are timed here, and
+``ratio_ceiling_per_user`` = loop cost per round / their sum is the most any numpy
+implementation could gain per simulated user.
 
 Target (issue): faithful Dist-DP-SE, K = 10, T = 10^6, well under 1 s on one core and
 >= 500x the per-round loop. PASS/MISS are informational; the script always exits 0.
 
-Usage: ``python benchmarks/bench_bandits.py [--quick] [--json] [--repeats R]``
+Usage: ``python benchmarks/bench_bandits.py [--quick] [--json] [--repeats R] [--instances N]``
 """
 
 from __future__ import annotations
@@ -92,7 +98,13 @@ def baseline_loop(env, horizon: int, rng: np.random.Generator) -> float:
 
 
 def main() -> None:
-    args = bench_args(__doc__, None)
+    def extra(ap):
+        ap.add_argument("--instances", type=int, default=5,
+                        help="easy instances (seeds 0..N-1) timed for the ratios")
+
+    args = bench_args(__doc__, None, extra=extra)
+    if args.instances < 1:
+        raise SystemExit("--instances must be >= 1")
     t_base = 5_000 if args.quick else 20_000
     env = easy_instance(K, SEED)
 
@@ -102,9 +114,9 @@ def main() -> None:
     cold = time.perf_counter() - t0
     warm, res = best_of(lambda: simulate(spec, env, T, rng=SEED), args.repeats)
     assert res == first
-    # the work depends on the instance (how long close arms stay active): five more
+    # the work depends on the instance (how long close arms stay active)
     per_instance = []
-    for i in range(5):
+    for i in range(args.instances):
         e = easy_instance(K, i)
         simulate(spec, e, T, rng=i)
         w, r = best_of(lambda e=e, i=i: simulate(spec, e, T, rng=i), args.repeats)
@@ -112,12 +124,20 @@ def main() -> None:
                              "simulated_users": r.simulated_users,
                              "pseudo_regret": r.final_regret})
     worst = max(per_instance, key=lambda d: d["warm_s"])
+    median = sorted(per_instance, key=lambda d: d["warm_s"])[(len(per_instance) - 1) // 2]
 
     base_time, _ = best_of(lambda: baseline_loop(env, t_base, np.random.default_rng(SEED)),
                            1 if args.quick else 2)
     per_round = base_time / t_base
     ratio_T = per_round * T / worst["warm_s"]
     ratio_sim = per_round * worst["simulated_users"] / worst["warm_s"]
+    ratio_median = per_round * T / median["warm_s"]
+    floor_gen = np.random.default_rng(SEED)
+    buf = np.empty(1 << 18)
+    t_normal, _ = best_of(lambda: floor_gen.standard_normal(out=buf), 5)
+    t_uniform, _ = best_of(lambda: floor_gen.random(out=buf), 5)
+    floor_per_user = (t_normal + t_uniform) / buf.size
+    ceiling = per_round / floor_per_user
 
     others = [policy("dist-dp-se", epsilon=EPS, mode="aggregate"),
               policy("dist-rdp-se", epsilon=EPS, s=10),
@@ -153,6 +173,10 @@ def main() -> None:
                      "scaled_to_T_s": per_round * T},
         "faithful_dist_dp_se_instances": per_instance,
         "ratio_vs_baseline_T": ratio_T, "ratio_vs_baseline_simulated": ratio_sim,
+        "ratio_vs_baseline_T_median_instance": ratio_median,
+        "numpy_floor_ns_per_user": floor_per_user * 1e9,
+        "ratio_ceiling_per_user": ceiling,
+        "faithful_ns_per_user_slowest": worst["warm_s"] / worst["simulated_users"] * 1e9,
         "pass_time_warm": warm < TARGET_TIME, "pass_time_cold": cold < TARGET_TIME,
         "pass_ratio": ratio_T >= TARGET_RATIO,
         "policies": records,
@@ -178,7 +202,11 @@ def main() -> None:
           f"{per_round * T:.1f} s at T = {T:,}")
     print(f"ratio (loop scaled to T / slowest warm instance above): {ratio_T:,.0f}x "
           f"(target >= {TARGET_RATIO:g}x: {'PASS' if ratio_T >= TARGET_RATIO else 'MISS'}); "
-          f"per simulated user (loop cost x users simulated / time): {ratio_sim:,.0f}x")
+          f"median instance {ratio_median:,.0f}x; per simulated user (loop cost x users "
+          f"simulated / time): {ratio_sim:,.0f}x")
+    print(f"numpy floor per simulated user (one Gaussian + one uniform): "
+          f"{floor_per_user * 1e9:.1f} ns vs {worst['warm_s'] / worst['simulated_users'] * 1e9:.1f}"
+          f" ns measured -> at most {ceiling:,.0f}x per simulated user for any numpy version")
 
 
 if __name__ == "__main__":

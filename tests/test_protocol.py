@@ -443,6 +443,22 @@ def test_modular_sum_and_add_mod_are_exact(m, data):
     assert modular_sum(two, m, axis=1).tolist() == [sum(vals) % m] * 2
 
 
+@given(m=hst.integers(2, 2**62 - 1), seed=hst.integers(0, 2**32 - 1),
+       shape=hst.sampled_from([(4096,), (2, 2048), (3, 1500)]),
+       entries=hst.lists(hst.tuples(hst.integers(0, 4095), hst.integers(-(2**63), 2**63 - 1)),
+                         max_size=60))
+def test_add_mod_sparse_path_is_exact(m, seed, shape, entries):
+    """>= 4096 shares with at most 1/8 non-zero take the sparse path of add_mod (only the
+    non-zero entries are reduced); it must agree with exact integer arithmetic."""
+    n = int(np.prod(shape))
+    a = np.random.default_rng(seed).integers(0, m, n, dtype=np.int64)
+    eta = np.zeros(n, dtype=np.int64)
+    for pos, val in entries:
+        eta[pos % n] = val
+    out = add_mod(a.reshape(shape), eta.reshape(shape), m)
+    assert out.shape == shape
+    assert out.reshape(-1).tolist() == [(x + e) % m for x, e in zip(a.tolist(), eta.tolist())]
+
 def test_central_view_rejects_noise_that_could_overflow():
     plan = plain_plan(4, 2, 1, 4 * 2 + 3, central=ConstantNoise(2**62 + 1), trust="central")
     with pytest.raises(OverflowError):

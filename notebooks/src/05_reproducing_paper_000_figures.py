@@ -68,14 +68,15 @@ plt.show()
 # ## Reading — where we agree with the paper and where not
 #
 # * **Agree.** The orderings of 000 §7 / App. J hold: relaxing pure DP to RDP lowers regret,
-#   more so at small ε and larger s (ε = 0.1, T = 10^6: Dist-DP-SE 0.0133, Dist-RDP-SE
+#   more so at small ε and larger s (ε = 0.1, T = 10^6: Dist-DP-SE 0.0134, Dist-RDP-SE
 #   s = 10 0.0094, s = 100 0.0085); CDP-SE and Dist-DP-SE are indistinguishable (0.0130 vs
-#   0.0134), i.e. distributed trust costs nothing over central trust at equal pure DP;
-#   LDP-SE is far worse (0.21); Dist-CDP-SE (discrete Gaussian) beats Dist-RDP-SE (Skellam),
-#   as the paper explains by the lighter sub-Gaussian tails.
+#   0.0139, about one standard error apart), i.e. distributed trust costs nothing over
+#   central trust at equal pure DP; LDP-SE is far worse (0.21); Dist-CDP-SE (discrete
+#   Gaussian) beats Dist-RDP-SE (Skellam), as the paper explains by the lighter
+#   sub-Gaussian tails.
 # * **Differ in degree.** The paper says Dist-DP-SE *matches* DP-SE as T grows. At ε = 0.1
-#   a gap of 1.8× remains at T = 10^6 (0.0133 vs 0.0074); it closes at ε = 1 (0.0052 vs
-#   0.0044) and on the hard instance at T = 10^7 (0.0030 vs 0.0023 at ε = 0.1). The curves
+#   a gap of 1.8× remains at T = 10^6 (0.0134 vs 0.0074); it closes at ε = 1 (0.0051 vs
+#   0.0044) and on the hard instance at T = 10^7 (0.0031 vs 0.0023 at ε = 0.1). The curves
 #   are still converging, so "matches as T → ∞" is consistent with the data but not shown by
 #   it at the paper's horizons for ε = 0.1.
 # * **Schedules, not only privacy.** DP-SE (Sajed & Sheffet) uses its own batch schedule and

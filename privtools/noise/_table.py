@@ -20,6 +20,10 @@ from scipy.stats.sampling import DiscreteAliasUrn
 # Mass left to the two tail categories; small enough that the inversion path is rare,
 # large enough that the table stays short.
 _TAIL_MASS = 1e-12
+# Sparse drawing (module docstring) when the non-modal mass is at most this, for requests
+# of at least this many draws (below it the fixed cost of choosing positions dominates).
+_SPARSE_MAX_OTHER = 0.05
+_SPARSE_MIN_SIZE = 4096
 # Tables longer than this are not built (the caller falls back to its mixture sampler).
 MAX_TABLE = 1 << 22
 
@@ -48,11 +52,32 @@ class TableSampler:
                                   [self.p_low, self.p_high]])
         self.n_core = self.hi - self.lo + 1
         self._urn = DiscreteAliasUrn(weights, random_state=np.random.default_rng(0))
+        j = int(np.argmax(weights[:self.n_core]))
+        others = weights.copy()
+        others[j] = 0.0
+        # summed directly (not 1 − p_mode) so that p_other keeps its relative accuracy
+        self.p_other = float(others.sum() / weights.sum())
+        self.mode = self.lo + j
+        self.sparse = self.p_other <= _SPARSE_MAX_OTHER
+        self._urn_other = (DiscreteAliasUrn(others, random_state=np.random.default_rng(0))
+                           if self.sparse and self.p_other > 0 else None)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         shape = () if size is None else size
         n = int(np.prod(shape)) if shape != () else 1
-        out = np.asarray(self._urn.rvs(n, random_state=rng), dtype=np.int64)
+        if self.sparse and n >= _SPARSE_MIN_SIZE:
+            out = np.full(n, self.mode, dtype=np.int64)
+            k = int(rng.binomial(n, self.p_other)) if self._urn_other is not None else 0
+            if k:
+                where = rng.choice(n, k, replace=False, shuffle=False)
+                out[where] = self._draw(self._urn_other, k, rng)
+            return out.reshape(shape)
+        return self._draw(self._urn, n, rng).reshape(shape)
+
+    def _draw(self, urn, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n draws from ``urn`` (core categories plus the two tail categories), tails
+        resolved by inversion."""
+        out = np.asarray(urn.rvs(n, random_state=rng), dtype=np.int64)
         if n and out.max() >= self.n_core:  # a tail category was drawn (rare)
             low = out == self.n_core
             high = out == self.n_core + 1
@@ -63,7 +88,7 @@ class TableSampler:
                 out[high] = self._invert_high(rng.random(int(high.sum())))
         else:
             out += self.lo
-        return out.reshape(shape)
+        return out
 
     def _invert_high(self, u: np.ndarray) -> np.ndarray:
         """Smallest k > hi with P(X > k | X > hi) <= 1 − u."""

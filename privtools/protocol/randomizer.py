@@ -52,6 +52,9 @@ INT64_MODULUS_LIMIT = 2**62
 # Largest precision g for which x·g is formed in float64: g is then exactly representable
 # and fl(x·g) <= g for x <= 1. Larger g use exact rational arithmetic.
 FLOAT_ENCODE_LIMIT = 2**53
+# add_mod touches only the non-zero shares when at most 1/8 of at least this many are
+# non-zero (Theorem 1 shares at large n: a handful per batch).
+_SPARSE_MIN_SIZE = 4096
 
 TRUST_MODELS = ("distributed", "central", "local")
 SECURE_KINDS = ("secagg", "shuffle")
@@ -148,6 +151,8 @@ def check_rewards(x, n: int | None = None, *, ndim: int | None = None) -> np.nda
     if n is not None and (arr.ndim == 0 or arr.shape[-1] != n):
         raise ParameterError(f"rewards must have n = {n} entries per batch (the plan's n), "
                              f"got shape {arr.shape}")
+    if arr.size and 0.0 <= arr.min() and arr.max() <= 1.0:  # NaN fails both comparisons
+        return arr
     bad = ~np.isfinite(arr)
     if bad.any():
         i = tuple(int(v) for v in np.argwhere(bad)[0])
@@ -254,6 +259,13 @@ def add_mod(a: np.ndarray, eta: np.ndarray, m: int) -> np.ndarray:
     first: a + (η mod m) < 2m <= 2**63), Python ints otherwise."""
     if m >= INT64_MODULUS_LIMIT or a.dtype == object or eta.dtype == object:
         return (np.asarray(a, dtype=object) + np.asarray(eta, dtype=object)) % m
+    nz = np.flatnonzero(eta != 0) if eta.size >= _SPARSE_MIN_SIZE else None
+    if nz is not None and 8 * nz.size <= eta.size:
+        # mostly zero shares (Theorem 1 at large n): y = a except where η != 0
+        out = np.array(a, dtype=np.int64)
+        flat = out.reshape(-1)
+        flat[nz] = add_mod(flat[nz], eta.reshape(-1)[nz], m)
+        return out
     out = np.mod(eta, m)
     out += a
     np.subtract(out, m, out=out, where=out >= m)
