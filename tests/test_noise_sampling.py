@@ -198,3 +198,16 @@ def test_sparse_and_dense_requests_draw_the_same_law():
     law = DiscreteLaplace(Fraction(4))
     assert g_test(dense, law).p_value >= P_MIN
     assert g_test(sparse, law).p_value >= P_MIN
+
+
+@pytest.mark.parametrize("total,n,group", [
+    (Skellam(Fraction(400)), 2**14, 1024),               # Theorem 2 shares, Skellam closure
+    (Polya(Fraction(1), scale=Fraction(8)), 2**12, 256),  # one-sided: the mode is the left end
+], ids=["skellam", "polya"])
+def test_sparse_draws_sum_to_the_exact_total(total, n, group):
+    """Shares with P(0) >= 0.95 are drawn sparsely; ``group`` of them sum to the exact
+    law total.shares(n / group) (closure), checked by a G-test (false alarm 1e-4)."""
+    share = total.shares(n)
+    assert share._table.sparse and share._table.mode == 0
+    sums = share.sample((20_000, group), rng=np.random.default_rng(1001)).sum(axis=1)
+    assert g_test(sums, total.shares(n // group)).p_value >= P_MIN
