@@ -48,3 +48,18 @@ def bench_args(doc: str, argv=None, *, quick_help: str = "smaller sizes, a few s
     if args.repeats is not None and args.repeats < 1:
         ap.error("--repeats must be >= 1")
     return args
+
+
+def emit(result, as_json: bool, report, default=None) -> int:
+    """Print ``result`` as one JSON line (``--json``; ``default`` as in :func:`json.dump`)
+    or as text via ``report(result)``; returns the exit status 0."""
+    import json
+    import sys
+
+    if as_json:
+        json.dump(result, sys.stdout, default=default)
+        sys.stdout.write("\n")
+    else:
+        report(result)
+    return 0
+

@@ -50,7 +50,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
@@ -62,7 +61,7 @@ import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import scipy.stats as st  # noqa: E402
-from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, best_of, emit, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _arb  # noqa: E402
 from verification.exact import sum_pmf  # noqa: E402
@@ -517,12 +516,7 @@ def main(argv=None) -> int:
             "wall_time_s": wall,
         },
     }
-    if args.json:
-        json.dump(to_json(res), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        report_text(res)
-    return 0
+    return emit(to_json(res) if args.json else res, args.json, report_text)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
@@ -63,7 +62,7 @@ import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _bench import bench_args, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
+from _bench import bench_args, emit, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam  # noqa: E402
 
@@ -297,12 +296,7 @@ def main(argv=None) -> int:
             "wall_time_s": wall,
         },
     }
-    if args.json:
-        json.dump(result, sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        report_text(result)
-    return 0
+    return emit(result, args.json, report_text)
 
 
 if __name__ == "__main__":

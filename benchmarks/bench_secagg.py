@@ -42,7 +42,6 @@ Usage: ``python benchmarks/bench_secagg.py [--quick] [--json] [--repeats R]``
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import platform
@@ -50,7 +49,7 @@ import sys
 import time
 
 import numpy as np
-from _bench import bench_args, best_of, print_table  # sibling module (run from benchmarks/)
+from _bench import bench_args, best_of, emit, print_table  # sibling module (run from benchmarks/)
 
 from privtools.protocol import _prg
 from privtools.protocol.secure import IdealSecAgg, MaskedSecAgg, ShuffleSecAgg
@@ -231,12 +230,7 @@ def main(argv=None) -> int:
             "wall_time_s": wall,
         },
     }
-    if args.json:
-        json.dump(result, sys.stdout, default=str)
-        sys.stdout.write("\n")
-    else:
-        report_text(result)
-    return 0
+    return emit(result, args.json, report_text, default=str)
 
 
 if __name__ == "__main__":

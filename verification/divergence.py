@@ -498,16 +498,21 @@ def hockey_stick(P: ExactPMF, Q: ExactPMF, eps) -> mpmath.mpi:
     return _interval(lo, hi, t.bits)
 
 
+def _nonempty_list(values, name: str, what: str) -> list:
+    """``list(values)``; TypeError if not iterable, ValueError if empty (naming ``name``)."""
+    try:
+        out = list(values)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be an iterable of {what}") from exc
+    if not out:
+        raise ValueError(f"{name} must be a non-empty list")
+    return out
+
+
 def delta_curve(P: ExactPMF, Q: ExactPMF, epsilons) -> list[mpmath.mpi]:
     """``[hockey_stick(P, Q, ε) for ε in epsilons]`` sharing one table."""
     _check_pair(P, Q)
-    try:
-        eps_list = list(epsilons)
-    except TypeError as exc:
-        raise TypeError("epsilons must be an iterable of numbers") from exc
-    if not eps_list:
-        raise ValueError("epsilons must be a non-empty list")
-    es = [_check_eps(x, "epsilons") for x in eps_list]
+    es = [_check_eps(x, "epsilons") for x in _nonempty_list(epsilons, "epsilons", "numbers")]
     t = _pair(P, Q)
     out = []
     with _arb.precision(t.bits):
@@ -703,13 +708,7 @@ def renyi_shift_curve(noise, sensitivity: int, alphas, dps: int = 30, m=None,
     """:func:`renyi_shift` for several orders, sharing one PMF table."""
     _check_noise(noise)
     delta = check_int("sensitivity", sensitivity)
-    try:
-        alist = list(alphas)
-    except TypeError as exc:
-        raise TypeError("alphas must be an iterable of orders") from exc
-    if not alist:
-        raise ValueError("alphas must be a non-empty list")
-    orders = [_check_alpha(a) for a in alist]
+    orders = [_check_alpha(a) for a in _nonempty_list(alphas, "alphas", "orders")]
     dps = check_dps(dps)
     m = _check_modulus(m)
     if method not in _METHODS:

@@ -144,6 +144,22 @@ def default_checkpoints(horizon: int, count: int = 100, start: int = 1) -> np.nd
     return pts
 
 
+def check_run(env, horizon, checkpoints) -> tuple[int, int, np.ndarray]:
+    """(K, T, checkpoint times) for one run of a finite-armed policy on ``env``: an
+    :class:`Environment` with K >= 2 arms and an integer horizon T >= K (every arm is
+    pulled at least once); :class:`ParameterError` naming the parameter otherwise."""
+    if not isinstance(env, Environment):
+        raise ParameterError(f"env must be an Environment, got {type(env).__name__}")
+    K = env.K
+    if K < 2:
+        raise ParameterError(f"the environment must have K >= 2 arms, got K = {K}")
+    T = check_int("horizon", horizon, minimum=2)
+    if T < K:
+        raise ParameterError(f"horizon must be >= K = {K} (every arm is pulled at least "
+                             f"once), got {T}")
+    return K, T, check_checkpoints(checkpoints, T)
+
+
 def check_checkpoints(checkpoints, T: int) -> np.ndarray:
     """Checkpoint times for a run of horizon ``T``: the default grid for None, else the
     sorted unique integers of ``checkpoints`` in [1, T] with T appended."""
@@ -266,16 +282,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     if not isinstance(spec, PolicySpec):
         raise ParameterError(f"spec must be a PolicySpec (see privtools.bandits.policy), got "
                              f"{type(spec).__name__}")
-    if not isinstance(env, Environment):
-        raise ParameterError(f"env must be an Environment, got {type(env).__name__}")
-    K = env.K
-    if K < 2:
-        raise ParameterError(f"the environment must have K >= 2 arms, got K = {K}")
-    T = check_int("horizon", horizon, minimum=2)
-    if T < K:
-        raise ParameterError(f"horizon must be >= K = {K} (every arm is pulled at least "
-                             f"once), got {T}")
-    cps = check_checkpoints(checkpoints, T)
+    K, T, cps = check_run(env, horizon, checkpoints)
     if not isinstance(record_noise, bool):
         raise ParameterError("record_noise must be a bool")
     gen = as_rng(rng)

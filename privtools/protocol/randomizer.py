@@ -259,9 +259,9 @@ def add_mod(a: np.ndarray, eta: np.ndarray, m: int) -> np.ndarray:
     first: a + (η mod m) < 2m <= 2**63), Python ints otherwise."""
     if m >= INT64_MODULUS_LIMIT or a.dtype == object or eta.dtype == object:
         return (np.asarray(a, dtype=object) + np.asarray(eta, dtype=object)) % m
-    nz = np.flatnonzero(eta != 0) if eta.size >= _SPARSE_MIN_SIZE else None
-    if nz is not None and 8 * nz.size <= eta.size:
+    if eta.size >= _SPARSE_MIN_SIZE and 8 * np.count_nonzero(eta) <= eta.size:
         # mostly zero shares (Theorem 1 at large n): y = a except where η != 0
+        nz = np.flatnonzero(eta != 0)
         out = np.array(a, dtype=np.int64)
         flat = out.reshape(-1)
         flat[nz] = add_mod(flat[nz], eta.reshape(-1)[nz], m)

@@ -63,7 +63,7 @@ from ..._validation import ParameterError, as_rng, check_int, to_fraction
 from ...accounting import ZCDPEvent, zcdp_to_dp
 from ...noise import DiscreteGaussian
 from ..environments import Environment
-from ..simulate import check_checkpoints
+from ..simulate import check_run
 
 __all__ = [
     "ZCDP_POLICIES",
@@ -264,15 +264,7 @@ def simulate_ucb(spec: ZcdpSpec, env: Environment, horizon: int, rng=None, *,
     ``spec`` is not a :class:`ZcdpSpec`, K < 2 or T < K."""
     if not isinstance(spec, ZcdpSpec):
         raise ParameterError(f"spec must be a ZcdpSpec (see zcdp_policy), got {spec!r}")
-    if not isinstance(env, Environment):
-        raise ParameterError(f"env must be an Environment, got {type(env).__name__}")
-    K = env.K
-    if K < 2:
-        raise ParameterError(f"need K >= 2 arms, got {K}")
-    T = check_int("horizon", horizon, minimum=1)
-    if T < K:
-        raise ParameterError(f"horizon must be >= K = {K}, got {T}")
-    cps = check_checkpoints(checkpoints, T)
+    K, T, cps = check_run(env, horizon, checkpoints)
     gen = as_rng(rng)
     name, beta, bits = spec.name, spec.beta, spec.bits
     private = spec.private
