@@ -45,7 +45,8 @@ from fractions import Fraction  # noqa: E402
 import mpmath  # noqa: E402
 from _bench import bench_args, best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
-from privtools.noise import Skellam, _arb  # noqa: E402
+from privtools.certified import balls as _arb  # noqa: E402
+from privtools.noise import Skellam  # noqa: E402
 from verification import divergence as dv  # noqa: E402
 
 VAR = 10**6

@@ -63,7 +63,8 @@ import scipy  # noqa: E402
 import scipy.stats as st  # noqa: E402
 from _bench import bench_args, best_of, emit, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _arb  # noqa: E402
+from privtools.certified import balls as _arb  # noqa: E402
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam  # noqa: E402
 from verification.exact import sum_pmf  # noqa: E402
 
 VAR = 10**6

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import mpmath
 
+from privtools.certified import ends
 from privtools.planning import plan, total_noise_tail
 from verification.plan_check import verify_plan
 
@@ -33,7 +34,7 @@ def _p(x) -> str:
 
 def _fail_at(pl, tau: int) -> str:
     """Certified upper end of P(|N| > τ) (+ q̂ for shuffle) at a given τ."""
-    hi = total_noise_tail(pl.exact_total_noise, tau, dps=15, p=pl.p_noise)[1]
+    hi = ends(total_noise_tail(pl.exact_total_noise, tau, dps=15, p=pl.p_noise))[1]
     if pl.q_hat:
         hi += mpmath.mpf(pl.q_hat.numerator) / pl.q_hat.denominator
     return _p(hi)

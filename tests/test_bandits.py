@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from privtools._validation import ParameterError
 from privtools.bandits import (
     POLICIES,
     BernoulliEnv,
@@ -25,6 +24,7 @@ from privtools.bandits import (
 )
 from privtools.bandits.simulate import batch_plan
 from privtools.bandits.widths import dpse_batch_size, exact_width, paper_width
+from privtools.validation import ParameterError
 
 # ------------------------------------------------------------------------ environments
 

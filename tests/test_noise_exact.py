@@ -145,7 +145,7 @@ def test_upper_mpf_is_an_upper_bound_for_either_sign(num, den, rad_exp):
 
     from flint import arb
 
-    from privtools.noise._arb import lower_mpf, upper_mpf
+    from privtools.certified.balls import lower_mpf, upper_mpf
 
     mid = arb(num) / den
     x = arb(mid.mid(), arb(2) ** rad_exp)  # mid + rad needs more bits than mpmath's prec

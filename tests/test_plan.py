@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtools import _intervals
-from privtools._validation import ParameterError
+from privtools.certified import ends
+from privtools.certified import intervals as _intervals
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 from privtools.planning import (
     SUPPORTED,
@@ -26,6 +26,7 @@ from privtools.planning import (
     total_noise_tail,
     with_parameters,
 )
+from privtools.validation import ParameterError
 from verification.divergence import renyi_shift
 from verification.exact import sum_pmf
 from verification.plan_check import laplace_wrapped_llr, verify_plan
@@ -121,8 +122,8 @@ def test_exact_tau_is_certified_and_minimal(theorem, eps, n, s, horizon):
     p = pl.p_noise
     law = pl.exact_total_noise
     # planning's own certificate
-    assert _frac(pl.tail_interval[1]) <= p
-    assert pl.tau == 0 or _frac(pl.tail_interval_below[0]) > p
+    assert _frac(ends(pl.tail_interval)[1]) <= p
+    assert pl.tau == 0 or _frac(ends(pl.tail_interval_below)[0]) > p
     # an independent engine agrees: P(|N| > τ) <= p < P(|N| > τ − 1)
     lo, hi = _oracle_tail(law, pl.tau, p)
     assert _frac(hi) <= p
@@ -146,7 +147,7 @@ def test_exact_tau_is_certified_and_minimal(theorem, eps, n, s, horizon):
 def test_certified_tails_enclose_the_independent_engines(law):
     """Both enclosures contain the true tail; planning's is ~10^-dps wide relative to p."""
     for t in (0, 3, 17, 40):
-        lo, hi = total_noise_tail(law, t, dps=25, p=Fraction(1, 10**6))
+        lo, hi = ends(total_noise_tail(law, t, dps=25, p=Fraction(1, 10**6)))
         olo, ohi = _oracle_tail(law, t, Fraction(1, 10**6))
         assert lo <= hi and olo <= hi and lo <= ohi
         assert hi - lo <= 1e-30 + 1e-20 * hi
@@ -160,7 +161,19 @@ def test_exact_tau_tiny_p_and_errors():
     with pytest.raises(ParameterError, match="t"):
         total_noise_tail(Skellam(50), -1)
     with pytest.raises(ParameterError, match="share"):
-        NoiseSum(Skellam(1), 3)
+        NoiseSum("Skellam(1)", 3)
+    with pytest.raises(ParameterError, match="centred"):
+        NoiseSum(Skellam(1, mu=2), 3)
+
+
+@pytest.mark.parametrize("t", [0, 3, 9])
+def test_noise_sum_reads_its_shares_facts(t):
+    """Skellam closure: the Fourier tail of 3 summed Sk(0, 1) shares (built from the share's
+    characteristic function and Chernoff bound) encloses the same value as Sk(0, 3)'s."""
+    a = ends(total_noise_tail(NoiseSum(Skellam(1), 3), t, dps=25))
+    b = ends(total_noise_tail(Skellam(3), t, dps=25))
+    assert a[0] <= b[1] and b[0] <= a[1]
+    assert a[1] - a[0] < a[1] * mpmath.mpf(10) ** -20
 
 
 def test_exact_mode_saves_where_the_bound_is_loose():

@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as hst
 
 import privtools.protocol.views as views_module
-from privtools._validation import ParameterError
+from privtools.certified import ends
 from privtools.noise import DiscreteLaplace
 from privtools.planning import theorem_params
 from privtools.protocol import (
@@ -47,6 +47,7 @@ from privtools.protocol import (
     view_mechanism,
 )
 from privtools.protocol.randomizer import add_mod
+from privtools.validation import ParameterError
 from verification.exact import sum_pmf
 from verification.gof import g_test
 from verification.tails import exact_tail, interval_ends
@@ -670,7 +671,7 @@ def test_plans_from_planning_run_and_fail_at_the_certified_rate(kind):
     rng = np.random.default_rng(sum(map(ord, "".join(kind.values()))))
     B = 20_000
     res = run_batches(rng.random((B, p.n)), p, rng)
-    q = float((p.tail_interval[0] + p.tail_interval[1]) / 2)
+    q = float(sum(ends(p.tail_interval)) / 2)
     fails = np.abs(res.noise) > p.tau
     assert st.binomtest(int(fails.sum()), B, q).pvalue >= P_MIN
     assert np.all(res.decoded_exactly[~fails])

@@ -265,7 +265,7 @@ def test_movielens_instance_rewards():
 def _app():
     import typer
 
-    from privtools._cli_simulate import simulate
+    from privtools.cli.simulate import simulate
 
     app = typer.Typer()
     app.command()(simulate)

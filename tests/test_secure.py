@@ -23,9 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from privtools._validation import ParameterError
+from privtools.errors import ProtocolError
 from privtools.protocol import _prg, _shamir, secure
-from privtools.protocol.errors import ProtocolError
 from privtools.protocol.secure import (
     IdealSecAgg,
     MaskedSecAgg,
@@ -33,6 +32,7 @@ from privtools.protocol.secure import (
     SecureOutput,
     ShuffleSecAgg,
 )
+from privtools.validation import ParameterError
 
 P_MIN = 1e-4
 

@@ -9,8 +9,8 @@ import time
 import pytest
 import sympy as sp
 
-from verification.exact import symbolic as sym
-from verification.exact.symbolic import SymbolicCheck
+from verification import proofs as sym
+from verification.proofs import SymbolicCheck
 
 CHECK_FUNCTIONS = [
     sym.polya_pgf,

@@ -64,7 +64,7 @@ def _oracle_tail(dist, t: int, two_sided: bool = True) -> mpmath.mpf | None:
         if isinstance(dist, Skellam) and dist.variance > 100:
             return None  # the Bessel power series is too slow there
         if isinstance(dist, Skellam | DiscreteGaussian | Polya):
-            c = dist._center()
+            c = dist.center
             if isinstance(dist, Skellam):
                 pmf = lambda k: oracles.skellam_series(k, dist.variance, dist.mu)  # noqa: E731
             elif isinstance(dist, DiscreteGaussian):
@@ -116,7 +116,7 @@ def test_tail_quantile_certified(dist):
 
 def _float_quantile(dist, p: float) -> int | None:
     """Float quantile, or None when p is within 1e-9 (relative) of a float tail."""
-    c = dist._center()
+    c = dist.center
 
     def log_tail(t):
         return np.logaddexp(dist.logsf(c + t), dist.logcdf(c - t - 1))

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtools._validation import ParameterError
 from privtools.accounting import zcdp_to_dp
 from privtools.bandits.runner import run_tasks
 from privtools.bandits.zcdp.gope import (
@@ -37,6 +36,7 @@ from privtools.bandits.zcdp.oful import (
     oful_policy,
     simulate_oful,
 )
+from privtools.validation import ParameterError
 from verification.audit import audit_mechanism
 
 

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtools._validation import ParameterError
 from privtools.bandits.environments import BernoulliEnv, CustomEnv
 from privtools.bandits.zcdp import (
     ZcdpSpec,
@@ -31,6 +30,7 @@ from privtools.bandits.zcdp.finite_presets import (
     five_arm_instance,
 )
 from privtools.noise import DiscreteGaussian
+from privtools.validation import ParameterError
 from verification.audit import audit_mechanism
 
 PRIVATE = ("adac-ucb", "adac-ucb-discrete")

@@ -1,3 +1,4 @@
-"""The auditor's half of privtools: certified exact PMFs (``exact``), symbolic proofs of
-the closed forms they use (``exact.symbolic``); divergences, tail checks, claims and
-black-box audits build on these."""
+"""The judge: paper 000's claims and bounds checked exactly, plan checks, goodness of fit and
+black-box audits of samplers and mechanisms. It reads only public ``privtools`` names (an
+import contract checked in CI); ``verification.exact`` and ``verification.divergence`` are
+the exact engine's public names as the judge reads them."""

@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.stats as st
 
-from privtools._validation import ParameterError, as_rng, check_int
 from privtools.accounting._numeric import check_nonneg
+from privtools.certified.search import last_true
 from privtools.noise._base import IntegerDistribution
-from privtools.noise._search import last_true
+from privtools.validation import ParameterError, as_rng, check_int
 
 from .gof import _TableLaw, g_test
 
@@ -196,7 +196,7 @@ class _Law:
         """Integer t where the expected count beyond t (X > t for side +1, X < t for side
         −1) first drops to ``count`` or below; None if the law has no such point in reach."""
         d = self.dist
-        c = d._center()
+        c = d.center
         step = max(1, int(math.sqrt(max(d.var(), 1.0))))
         if side > 0:
             def beyond(t):

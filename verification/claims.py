@@ -22,14 +22,15 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools._intervals import IntervalType, ends
+from privtools.certified.intervals import Interval, ends
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+
+from .verdicts import FAILS, HOLDS, INCONCLUSIVE, combine, status_le
 
 __all__ = ["Claim", "Row", "ClaimResult", "all_claims", "get", "check", "check_all", "view_llr",
            "gaussian_sum_view_renyi"]
 
-HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
-_MPI = IntervalType
+_MPI = Interval
 
 
 @dataclass(frozen=True)
@@ -92,19 +93,12 @@ class ClaimResult:
 
 # ----------------------------------------------------------------------------- helpers
 def _status_le(value: mpmath.mpi, bound) -> str:
-    """Certified comparison value <= bound for an interval value."""
-    lo, hi = ends(value)
-    b = mpmath.mpf(bound) if not isinstance(bound, _MPI) else ends(bound)[0]
-    if hi <= b:
-        return HOLDS
-    if lo > b:
-        return FAILS
-    return INCONCLUSIVE
+    """Certified comparison value <= bound (an interval bound is taken at its lower end)."""
+    b = ends(bound)[0] if isinstance(bound, _MPI) else bound
+    return status_le(value, b)
 
 
-def _combine(states: Iterable[str]) -> str:
-    states = list(states)
-    return FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
+_combine = combine
 
 
 def _compare_orders(alphas, exact_of, bound_of) -> tuple[str, float | None, str]:

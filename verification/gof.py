@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.stats as st
 
-from privtools._validation import ParameterError
+from privtools.certified.search import last_true
 from privtools.noise._base import IntegerDistribution
-from privtools.noise._search import last_true
+from privtools.validation import ParameterError
 
 __all__ = ["GTestResult", "g_test"]
 
@@ -60,7 +60,8 @@ class _TableLaw:
         self.mean = float((k * self.p).sum())
         self._var = float(((k - self.mean) ** 2 * self.p).sum())
 
-    def _center(self) -> int:
+    @property
+    def center(self) -> int:
         return int(round(self.mean))
 
     def var(self) -> float:
@@ -100,7 +101,7 @@ def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
         raise ParameterError("min_expected must be > 0")
     n = x.size
     # Interior range: integers where both merged tails keep >= min_expected.
-    c = dist._center()
+    c = dist.center
     step = max(1, int(np.sqrt(max(dist.var(), 1.0))))
     lo = last_true(lambda k: k == c or n * dist.cdf(k) >= min_expected, c, step, -1)
     hi = last_true(lambda k: k == c or n * dist.sf(k - 1) >= min_expected, c, step, +1)

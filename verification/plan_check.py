@@ -51,17 +51,22 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools import _intervals
-from privtools._validation import ParameterError, check_int, check_positive_fraction
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _arb
-from privtools.planning import NoiseSum, Plan, _ball_ends, theorem_params, total_noise_tail
+from privtools.certified import balls as _arb
+from privtools.certified import intervals as _intervals
+from privtools.certified.intervals import ends, from_ball
+from privtools.exact import exact_tail, sum_pmf
+from privtools.noise import (
+    IntegerDistribution,
+    NoiseSum,
+)
+from privtools.planning import Plan, theorem_params, total_noise_tail
+from privtools.validation import ParameterError, check_int, check_positive_fraction
 
-from .claims import FAILS, HOLDS, INCONCLUSIVE
+from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 
 __all__ = ["Finding", "PlanCheck", "verify_plan", "laplace_wrapped_llr", "RDP_ORDERS",
            "CDP_ORDERS", "INFO"]
 
-INFO = "info"
 RDP_ORDERS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256)
 CDP_ORDERS = (2, 4, 8, 16, 32)
 # Largest total Skellam variance whose Rényi curve is tabulated (about 2 s for RDP_ORDERS).
@@ -129,7 +134,7 @@ class PlanCheck:
         def iv(x):
             if x is None:
                 return None
-            lo, hi = _intervals.ends(x) if isinstance(x, _intervals.IntervalType) else x
+            lo, hi = _intervals.ends(x) if isinstance(x, _intervals.Interval) else x
             return [mpmath.nstr(lo, 12), mpmath.nstr(hi, 12)]
 
         return {
@@ -151,11 +156,6 @@ class PlanCheck:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _frac(x: mpmath.mpf) -> Fraction:
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
 def _mpf(q: Fraction) -> mpmath.mpf:
     with mpmath.workprec(max(64, q.denominator.bit_length() + q.numerator.bit_length() + 64)):
         return mpmath.mpf(q.numerator) / q.denominator
@@ -163,12 +163,7 @@ def _mpf(q: Fraction) -> mpmath.mpf:
 
 def _status(lo: mpmath.mpf | None, hi: mpmath.mpf, target) -> str:
     """Certified ``value <= target`` for a value in [lo, hi] (lo None: only an upper bound)."""
-    t = target if isinstance(target, Fraction) else _frac(mpmath.mpf(target))
-    if _frac(hi) <= t:
-        return HOLDS
-    if lo is not None and _frac(lo) > t:
-        return FAILS
-    return INCONCLUSIVE
+    return status_le((lo, hi), target)
 
 
 def _fmt_iv(lo, hi) -> str:
@@ -190,7 +185,7 @@ def laplace_wrapped_llr(scale, g: int, m: int, dps: int = 30,
         # log cosh x − log cosh y = x − y + log(1 + e^{−2x}) − log(1 + e^{−2y})
         gamma = (-(a * (m - 2 * g))).exp().log1p() - (-(a * m)).exp().log1p()
         v = gamma if gap else a * g - gamma
-        return _intervals.make(*_ball_ends(v))
+        return from_ball(v)
 
 
 _PREC = 512  # precision of the directed sums of interval ends below
@@ -203,31 +198,24 @@ def _add(x, y, rounding: str) -> mpmath.mpf:
 def _one_sided_above(law, t: int, dps: int, p: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Certified P(N > t) for a symmetric total noise N, any integer t."""
     if t >= 0:
-        lo, hi = total_noise_tail(law, t, dps=dps, p=p)
+        lo, hi = ends(total_noise_tail(law, t, dps=dps, p=p))
         return mpmath.ldexp(lo, -1), mpmath.ldexp(hi, -1)
     # P(N > t) = 1 − P(N >= −t) = 1 − P(N > −t − 1)
-    lo, hi = total_noise_tail(law, -t - 1, dps=dps, p=p)
+    lo, hi = ends(total_noise_tail(law, -t - 1, dps=dps, p=p))
     return (mpmath.fsub(1, mpmath.ldexp(hi, -1), prec=_PREC, rounding="f"),
             mpmath.fsub(1, mpmath.ldexp(lo, -1), prec=_PREC, rounding="c"))
 
 
 def _crosscheck_tail(law, tau: int, p: Fraction):
     """An independent enclosure of P(|N| > τ) where it is cheap, else None."""
-    from .exact import sum_pmf
-    from .tails import exact_tail
-
     if isinstance(law, NoiseSum) and law.n == 1:
         law = law.share
-    if isinstance(law, DiscreteLaplace) and law.scale <= 64:
-        return exact_tail(law, tau, dps=20), "PMF balls summed (verification.tails)"
-    if isinstance(law, Skellam) and law.variance <= 10**6:
-        return exact_tail(law, tau, dps=20), "PMF balls summed (verification.tails)"
-    if isinstance(law, DiscreteGaussian) and law.sigma2 <= 10**6:
-        return exact_tail(law, tau, dps=20), "PMF balls summed (verification.tails)"
+    if isinstance(law, IntegerDistribution) and law.var() <= 10**6:
+        return exact_tail(law, tau, dps=20), "PMF balls summed (privtools.exact.exact_tail)"
     if isinstance(law, NoiseSum) and law.n <= 256 and law.var() <= 10**4:
         pmf = sum_pmf(law.share, law.n, dps=20, tail=_mpf(p) * mpmath.mpf(10) ** -15,
                       method="convolve")
-        return exact_tail(pmf, tau), f"{law.n}-fold convolution in Arb (verification.exact)"
+        return exact_tail(pmf, tau), f"{law.n}-fold convolution in Arb (privtools.exact)"
     return None
 
 
@@ -371,7 +359,7 @@ def _cdp(plan: Plan, dps: int, orders, delta: Fraction):
 def _failure(plan: Plan, dps: int):
     law = plan.exact_total_noise
     p = plan.p_noise
-    tail = total_noise_tail(law, plan.tau, dps=dps, p=p)
+    tail = ends(total_noise_tail(law, plan.tau, dps=dps, p=p))
     L = plan.m - plan.n * plan.g - plan.tau - 1
     findings = []
     if L >= plan.tau:

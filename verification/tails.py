@@ -5,7 +5,7 @@ Proposition 1, Lemma 5; the τ of Theorems 1, 2, 4 and 6 are built on them).
     exact_quantile(X, p)              smallest integer t >= 0 with P(|X − c| > t) <= p (proved)
     check_tail_bound(X, bound, ps)    does P(|X − c| > bound(p)) <= p hold for every p in ps?
 
-``X`` is a privtools distribution (centre ``c = X._center()``: 0 for the centred laws,
+``X`` is a privtools distribution (centre ``c = X.center``: 0 for the centred laws,
 ``mu`` for shifted ones, ⌊mean⌋ for Pólya) or an :class:`~verification.exact.ExactPMF`
 (centre 0 unless ``center=`` is given) — e.g. the exact law of a sum of n shares from
 :func:`verification.exact.sum_pmf`.
@@ -44,18 +44,28 @@ from fractions import Fraction
 import mpmath
 from flint import arb
 
-from privtools import _intervals
-from privtools._validation import (
+from privtools.certified import balls as _arb
+from privtools.certified import intervals as _intervals
+from privtools.certified.intervals import fraction_bounds
+from privtools.exact import ExactPMF, sum_pmf
+from privtools.exact.tails import (
+    PMFTails,
+    check_tail_law,
+    exact_quantile,
+    exact_tail,
+    resolve_center,
+)
+from privtools.noise import DiscreteLaplace
+from privtools.noise._base import IntegerDistribution
+from privtools.validation import (
     ParameterError,
     check_dps,
     check_int,
     check_positive_fraction,
     to_fraction,
 )
-from privtools.noise import DiscreteLaplace, _arb
-from privtools.noise._base import IntegerDistribution
 
-from .exact import ExactPMF, sum_pmf
+from .verdicts import FAILS, HOLDS, INCONCLUSIVE, status_le
 
 __all__ = [
     "HOLDS",
@@ -78,7 +88,6 @@ __all__ = [
     "smallest_constant_lemma5",
 ]
 
-HOLDS, FAILS, INCONCLUSIVE = "holds", "fails", "inconclusive"
 
 # Working precision (bits) of the closed-form threshold functions; their value is returned
 # as the certified upper end of an Arb ball, so a threshold is never rounded down.
@@ -86,21 +95,8 @@ _BOUND_BITS = 256
 
 
 # ============================================================================ helpers
-def _exact_fraction(x: mpmath.mpf) -> Fraction | None:
-    """Exact rational value of a finite mpf (None for inf / nan)."""
-    if not mpmath.isfinite(x):
-        return None
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
 def _as_fraction(name: str, value) -> Fraction:
     """Exact rational value of an int / Fraction / float / decimal string / mpf."""
-    if isinstance(value, mpmath.mpf):
-        out = _exact_fraction(value)
-        if out is None:
-            raise ParameterError(f"{name} must be finite, got {value!r}")
-        return out
     return to_fraction(name, value)
 
 
@@ -125,142 +121,14 @@ def _check_ps(ps) -> list:
     return out
 
 
-def _fraction_bounds(q: Fraction, bits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """mpf values ``lo <= q <= hi`` (directed rounding)."""
-    prec = max(bits, q.numerator.bit_length(), q.denominator.bit_length()) + 8
-    with mpmath.workprec(prec):
-        num, den = mpmath.mpf(q.numerator), mpmath.mpf(q.denominator)  # exact at this prec
-        return (mpmath.fdiv(num, den, prec=bits, rounding="d"),
-                mpmath.fdiv(num, den, prec=bits, rounding="u"))
-
-
-def _lower_mpf(x: arb) -> mpmath.mpf:
-    """A certified lower bound of the ball (mid − rad, rounded down). Computed from the
-    exact midpoint and radius: negating the ball in Arb would round it to the context
-    precision."""
-    if not x.is_finite():
-        return mpmath.ninf
-    mid, rad = _arb.to_mpf(x), _arb.to_mpf(x.rad())
-    return mpmath.fsub(mid, rad, prec=max(mpmath.mp.prec, 53) + 64, rounding="d")
-
-
-def _status(interval: mpmath.mpi, p: Fraction) -> str:
-    a, b = interval_ends(interval)
-    lo, hi = _exact_fraction(a), _exact_fraction(b)
-    if hi is not None and hi <= p:
-        return HOLDS
-    if lo is not None and lo > p:
-        return FAILS
-    return INCONCLUSIVE
-
-
+_fraction_bounds = fraction_bounds
 interval_ends = _intervals.ends
-_mpi = _intervals.make
+_mpi = _intervals.interval
+_lower_mpf = _arb.lower_mpf
 
 
-def _resolve_center(X, center) -> int:
-    if center is None:
-        return X._center() if isinstance(X, IntegerDistribution) else 0
-    return check_int("center", center)
-
-
-def _check_law(X) -> None:
-    if isinstance(X, ExactPMF):
-        if X.modulus is not None:
-            raise ParameterError("the tail of a wrapped (mod m) PMF is not defined; pass the "
-                                 "PMF on Z")
-        return
-    if not isinstance(X, IntegerDistribution):
-        raise ParameterError("dist must be a privtools.noise distribution or an ExactPMF, got "
-                             f"{type(X).__name__}")
-
-
-# ============================================================================ exact tails
-def _dist_tail(dist: IntegerDistribution, t: int, two_sided: bool, dps: int,
-               c: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """Certified [lower, upper] for P(|X − c| > t) (or P(X − c > t)) of a distribution."""
-    return dist.certified_tail(t, two_sided, dps, c)
-
-
-class _PMFTails:
-    """All tails of an ExactPMF about ``c`` at once (suffix sums of certified balls)."""
-
-    def __init__(self, P: ExactPMF, c: int, two_sided: bool):
-        bits = P._bits()
-        dmax = max(abs(P.lo - c), abs(P.hi - c))
-        by_dist = [arb(0)] * (dmax + 2)
-        with _arb.precision(bits):
-            for k, b in zip(P.support, P.balls):
-                d = k - c
-                if d > 0 or (two_sided and d < 0):
-                    by_dist[abs(d)] += _arb.nonneg(b)  # a probability is >= 0
-            # suffix[t] = Σ_{d > t} by_dist[d]
-            suffix = [arb(0)] * (dmax + 1)
-            acc = arb(0)
-            for d in range(dmax, -1, -1):
-                suffix[d] = acc
-                acc += by_dist[d]
-        with mpmath.workprec(bits):
-            self.lower = [max(mpmath.mpf(0), _lower_mpf(s)) for s in suffix]
-            self.upper = [min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(s), P.unaccounted,
-                                                         rounding="u")) for s in suffix]
-        self.dmax = dmax
-        self.unaccounted = P.unaccounted  # (re-wrapping with mpf() would round it)
-
-    def interval(self, t: int) -> mpmath.mpi:
-        if t >= self.dmax:
-            return _mpi(mpmath.mpf(0), min(mpmath.mpf(1), self.unaccounted))
-        return _mpi(self.lower[t], self.upper[t])
-
-    def quantile(self, p: Fraction) -> int | None:
-        """Smallest t >= 0 with certified tail(t) <= p and certified tail(t − 1) > p, or
-        None when the table cannot decide (unaccounted mass comparable to p)."""
-        t = next((i for i in range(self.dmax + 1)
-                  if _status(self.interval(i), p) == HOLDS), None)
-        if t is None:
-            return None
-        if t == 0 or _status(self.interval(t - 1), p) == FAILS:
-            return t
-        return None
-
-
-def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
-               center: int | None = None) -> mpmath.mpi:
-    """Certified interval containing ``P(|X − c| > t)`` (``two_sided=False``:
-    ``P(X − c > t)``) for an integer ``t >= 0``.
-
-    ``dist_or_pmf``: a privtools distribution (``c`` defaults to its centre; the interval
-    is about ``10**-dps`` wide relative to the tail) or an :class:`ExactPMF` (``c``
-    defaults to 0; the PMF's ``unaccounted`` mass widens the upper end, ``dps`` is unused).
-    """
-    _check_law(dist_or_pmf)
-    t = check_int("t", t, minimum=0)
-    dps = check_dps(dps)
-    if not isinstance(two_sided, bool):
-        raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-    c = _resolve_center(dist_or_pmf, center)
-    if isinstance(dist_or_pmf, ExactPMF):
-        return _PMFTails(dist_or_pmf, c, two_sided).interval(t)
-    return _mpi(*_dist_tail(dist_or_pmf, t, two_sided, dps, c))
-
-
-def exact_quantile(dist_or_pmf, p, two_sided: bool = True, dps: int = 30,
-                   center: int | None = None) -> int | None:
-    """Smallest integer ``t >= 0`` with ``P(|X − c| > t) <= p``, certified at ``t`` and
-    ``t − 1``. For a distribution this is :meth:`IntegerDistribution.tail_quantile` (its
-    own centre only); for an ExactPMF it is None when the unaccounted mass prevents a
-    certified decision."""
-    _check_law(dist_or_pmf)
-    q = _check_probability("p", p)
-    c = _resolve_center(dist_or_pmf, center)
-    if isinstance(dist_or_pmf, ExactPMF):
-        if not isinstance(two_sided, bool):
-            raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-        return _PMFTails(dist_or_pmf, c, two_sided).quantile(q)
-    if c != dist_or_pmf._center():
-        raise ParameterError(f"center={c}: quantiles of a distribution are about its own "
-                             f"centre {dist_or_pmf._center()}")
-    return dist_or_pmf.tail_quantile(q, dps=dps, two_sided=two_sided)
+def _status(interval, p: Fraction) -> str:
+    return status_le(interval, p)
 
 
 # ============================================================================ checking a bound
@@ -349,16 +217,16 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
     ``ps``). The tail is evaluated at ``⌊t⌋`` (``P(|X| > t) = P(|X| > ⌊t⌋)`` for integer X).
     A row straddling ``p`` is re-evaluated at 2× and 4× ``dps`` (distributions only).
     """
-    _check_law(dist)
+    check_tail_law(dist)
     if not callable(bound):
         raise ParameterError(f"bound must be a callable p -> threshold, got {bound!r}")
     ps = _check_ps(ps)
     dps = check_dps(dps)
     if not isinstance(two_sided, bool):
         raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-    c = _resolve_center(dist, center)
+    c = resolve_center(dist, center)
     is_pmf = isinstance(dist, ExactPMF)
-    tails = _PMFTails(dist, c, two_sided) if is_pmf else None
+    tails = PMFTails(dist, c, two_sided) if is_pmf else None
     bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
 
     rows = []
@@ -373,11 +241,11 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
             quantile = tails.quantile(pf)
         else:
             for d in (dps, 2 * dps, 4 * dps):
-                tail = _mpi(*_dist_tail(dist, thr, two_sided, d, c))
+                tail = exact_tail(dist, thr, two_sided, d, c)
                 status = _status(tail, pf)
                 if status != INCONCLUSIVE:
                     break
-            quantile = _dist_quantile(dist, pf, dps, two_sided) if c == dist._center() else None
+            quantile = _dist_quantile(dist, pf, dps, two_sided) if c == dist.center else None
         p_lo, p_hi = _fraction_bounds(pf, bits)
         with mpmath.workprec(bits):
             t_lo, t_hi = interval_ends(tail)
@@ -570,7 +438,7 @@ def smallest_constant_lemma5(eps, n, ps, dps: int = 30, pmf: ExactPMF | None = N
         pmf = sum_pmf(DiscreteLaplace(1 / e), n, dps=dps, tail=tail, method="convolve")
     elif not isinstance(pmf, ExactPMF):
         raise ParameterError(f"pmf must be an ExactPMF, got {type(pmf).__name__}")
-    tails = _PMFTails(pmf, 0, True)
+    tails = PMFTails(pmf, 0, True)
     rows, best, p_star = [], mpmath.mpf(0), None
     for p, pf in zip(ps, pfs):
         q = tails.quantile(pf)

@@ -21,7 +21,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from .._validation import ParameterError, check_int, check_positive_fraction, to_fraction
+from privtools.validation import ParameterError, check_int, check_positive_fraction, to_fraction
 
 # Working precision (decimal digits) before cancellation guards are added.
 BASE_DPS = 30

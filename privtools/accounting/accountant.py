@@ -23,15 +23,18 @@ non-decreasing in α (van Erven & Harremoës 2014, Thm 3).
 
 from __future__ import annotations
 
-import importlib
 import math
 from fractions import Fraction
 from functools import lru_cache
 
 import mpmath
 
-from .. import _intervals
-from .._validation import ParameterError, check_int
+from privtools.certified import intervals as _intervals
+from privtools.exact import sum_pmf
+from privtools.exact.divergence import renyi_shift
+from privtools.noise import DiscreteGaussian, Skellam
+from privtools.validation import ParameterError, check_int
+
 from ._numeric import (
     BASE_DPS,
     DEFAULT_ORDERS,
@@ -64,7 +67,7 @@ from .events import (
 
 __all__ = ["RdpAccountant", "event_rdp", "rdp_curve", "EventCurve"]
 
-# Digits requested from verification.divergence.renyi_shift by the exact hook.
+# Digits requested from privtools.exact.divergence.renyi_shift by the exact hook.
 EXACT_DPS = 25
 
 
@@ -75,29 +78,18 @@ def _upper(value) -> mpmath.mpf:
 
 
 def _renyi_shift(noise, sensitivity: int, order: int) -> mpmath.mpf:
-    """The exact hook: ``verification.divergence.renyi_shift`` (imported lazily — the
-    accounting package does not depend on the verification package otherwise)."""
-    try:
-        divergence = importlib.import_module("verification.divergence")
-    except ImportError as exc:  # pragma: no cover - depends on the installed checkout
-        raise ImportError("exact=True needs verification.divergence.renyi_shift, which is "
-                          "not importable here; use the paper's bound (exact=False)") from exc
-    return _upper(divergence.renyi_shift(noise, sensitivity, order, dps=EXACT_DPS))
+    """The exact hook: the certified upper end of :func:`privtools.exact.divergence.renyi_shift`."""
+    return _upper(renyi_shift(noise, sensitivity, order, dps=EXACT_DPS))
 
 
 @lru_cache(maxsize=4096)
 def _skellam_exact(var: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
-    from privtools.noise import Skellam
-
     return _renyi_shift(Skellam(var), sensitivity, order)
 
 
 @lru_cache(maxsize=16)
 def _dgauss_sum_pmf(n: int, sigma2: Fraction):
-    from privtools.noise import DiscreteGaussian
-
-    exact = importlib.import_module("verification.exact")
-    return exact.sum_pmf(DiscreteGaussian(sigma2=sigma2), n, dps=EXACT_DPS + 5)
+    return sum_pmf(DiscreteGaussian(sigma2=sigma2), n, dps=EXACT_DPS + 5)
 
 
 @lru_cache(maxsize=4096)

@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import mpmath
 
-from .._validation import ParameterError, check_int, check_positive_fraction
+from privtools.validation import ParameterError, check_int, check_positive_fraction
+
 from ._numeric import (
     BASE_DPS,
     Curve,

@@ -29,7 +29,8 @@ from fractions import Fraction
 
 import mpmath
 
-from .._validation import ParameterError
+from privtools.validation import ParameterError
+
 from ._numeric import (
     BASE_DPS,
     DEFAULT_ORDERS,

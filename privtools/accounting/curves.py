@@ -22,7 +22,8 @@ from functools import lru_cache
 
 import mpmath
 
-from .._validation import ParameterError, check_int, check_positive_fraction
+from privtools.validation import ParameterError, check_int, check_positive_fraction
+
 from ._numeric import (
     BASE_DPS,
     alphas,

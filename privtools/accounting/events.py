@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .._validation import ParameterError, check_int, check_positive_fraction
+from privtools.validation import ParameterError, check_int, check_positive_fraction
+
 from ._numeric import check_nonneg, check_sensitivity
 
 __all__ = [

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr
 
-from .._validation import ParameterError, as_rng, check_int
+from privtools.validation import ParameterError, as_rng, check_int
 
 __all__ = [
     "Environment",

@@ -138,7 +138,8 @@ def movielens_instance(K: int = 10, rng=None):
     random order (one instance per order): batch elimination pulls arms in index order, so
     a fixed order would favour any policy whose first long batch happens to start on the
     best movie. ``rng=None`` keeps the order of the table (most-rated first)."""
-    from .._validation import as_rng
+    from privtools.validation import as_rng
+
     from . import EmpiricalEnv
 
     values, probs = movielens_arms(K)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .._validation import ParameterError, check_int, check_positive_fraction, to_fraction
+from privtools.validation import ParameterError, check_int, check_positive_fraction, to_fraction
 
 __all__ = ["PolicySpec", "policy", "POLICIES", "PRIVATE", "SCALED", "AGGREGATE_OK",
            "SECURE_OPTIONS", "WIDTHS", "MODES"]

@@ -34,7 +34,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._validation import ParameterError, as_rng, check_int
+from privtools.validation import ParameterError, as_rng, check_int
+
 from ..planning import plan as _make_plan
 from ..protocol import decode_many, encode, run_batch, run_batches
 from ..protocol.analyzer import _decode, _release, modular_sum

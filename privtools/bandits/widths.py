@@ -57,7 +57,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-from .._validation import ParameterError
+from privtools.validation import ParameterError
 
 __all__ = [
     "paper_sigma_h",

@@ -10,6 +10,11 @@ discrete Gaussian, close to) the distribution.
     PolyaDifference(r, beta|scale=) γ⁺ − γ⁻, one user's share in Theorem 1
     Skellam(var, mu=0)              RDP (Theorem 2, Lemma 3); closed under sums
     DiscreteGaussian(sigma, mu=0)   CDP (Theorem 4, Lemma 4)
+    NoiseSum(share, n)              n i.i.d. shares where the sum has no closed form
+
+Each law also states the facts the exact engine (:mod:`privtools.exact`) reads: its centre,
+log-concavity, characteristic function, Chernoff bounds, closed-form tails and the ratio
+bounds of shifted pairs. A new law gets every engine by stating its facts here.
 """
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution
@@ -17,6 +22,7 @@ from .gaussian import DiscreteGaussian
 from .laplace import DiscreteLaplace
 from .polya import Polya, PolyaDifference
 from .skellam import Skellam
+from .sums import NoiseSum
 
 __all__ = [
     "IntegerDistribution",
@@ -26,4 +32,5 @@ __all__ = [
     "PolyaDifference",
     "Skellam",
     "DiscreteGaussian",
+    "NoiseSum",
 ]

@@ -20,10 +20,19 @@ from functools import cached_property
 import mpmath
 import numpy as np
 
-from .._validation import as_rng, check_dps, check_int, check_int_array, check_size
-from . import _arb
-from ._arb import arb
-from ._search import last_true
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.certified.intervals import exact_rational as to_exact_fraction
+from privtools.certified.search import certified_threshold, last_true
+from privtools.errors import ParameterError
+from privtools.validation import (
+    as_rng,
+    check_dps,
+    check_int,
+    check_int_array,
+    check_size,
+    to_fraction,
+)
 
 # Relative size below which the truncated remainder of a float tail sum is ignored.
 _TAIL_REL_EPS = 1e-20
@@ -109,9 +118,64 @@ class IntegerDistribution:
     def shares(self, n: int) -> IntegerDistribution:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # Integer points where the float tail search starts (a median or a point near it).
-    def _center(self) -> int:  # pragma: no cover - abstract
+    @property
+    def center(self) -> int:  # pragma: no cover - abstract
+        """The law's centre: its point of symmetry for the symmetric laws, 0 for Pólya. Tails,
+        quantiles and tail searches are measured from it."""
         raise NotImplementedError
+
+    # ------------------------------------------------------------ per-law facts
+    # What the exact engine (privtools.exact) needs to know about a law beyond its PMF.
+    # Each law states the facts it has, with their proofs in its docstrings; an engine that
+    # needs a missing fact raises ParameterError naming the law.
+
+    #: The PMF is log-concave (ratios p(y+1)/p(y) non-increasing).
+    log_concave: bool = False
+
+    def _missing(self, fact: str):
+        return ParameterError(f"{type(self).__name__} has no certified {fact}; the exact engine "
+                              "cannot use it here")
+
+    def log_cf_ball(self, theta: arb) -> arb:
+        """Certified log of the (real) characteristic function E e^{iθX} at θ ∈ [0, π]."""
+        raise self._missing("characteristic function")
+
+    def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
+        """Certified upper bound on log P(S_n − n·centre >= u), S_n a sum of n i.i.d.
+        copies, u >= 1."""
+        raise self._missing("Chernoff bound")
+
+    def two_sided_tail_ball(self, t: int) -> arb | None:
+        """P(|X − centre| > t) in closed form as a ball, or None (no closed form)."""
+        return None
+
+    def shift_ratio_bound(self, Y: int, d: int) -> arb:
+        """Certified upper bound on sup_{y >= Y} R(y)/R(y + d), R(y) = p(y + 1)/p(y), for
+        Y >= centre: what the tabulated Rényi engine needs to bound the far tail of a
+        shifted pair."""
+        raise self._missing("ratio bound for shifted pairs")
+
+    def ratio_cap_ball(self) -> arb | None:
+        """For a log-convex law: a certified cap on R(y) for y >= centre, or None."""
+        return None
+
+    #: Smallest point of the support (None: unbounded below). A law bounded on one side has
+    #: D_α(X + Δ ‖ X) = +∞ for every shift Δ != 0.
+    support_lower: int | None = None
+
+    def shift_llr_ball(self, d: int) -> arb | None:
+        """D_∞(X + d ‖ X) = sup_y log p(y)/p(y + d) for d >= 1, as a ball; None when it is
+        +∞ (the privacy loss is unbounded on Z)."""
+        raise self._missing("max log-ratio of shifted pairs")
+
+    def shift_renyi_ball(self, d: int, alpha) -> arb | None:
+        """D_α(X + d ‖ X) in closed form (α a Fraction > 1), or None (no closed form: the
+        exact engine tabulates)."""
+        return None
+
+    def shift_hockey_stick_ball(self, d: int, eps) -> arb | None:
+        """δ(ε) between X + d and X in closed form (ε a Fraction >= 0), or None."""
+        return None
 
     # ------------------------------------------------------------ float interface
     def logpmf(self, k):
@@ -279,7 +343,7 @@ class IntegerDistribution:
             if up is None or low is None:
                 raise ValueError(
                     f"range [{lo}, {hi}] is too narrow for a certified tail bound "
-                    f"(it must contain the centre {self._center()} and reach past the mode)"
+                    f"(it must contain the centre {self.center} and reach past the mode)"
                 )
             return _arb.upper_mpf(up + low)
 
@@ -312,7 +376,7 @@ class IntegerDistribution:
 
     def tail_quantile(self, p, dps: int = 30, two_sided: bool = True) -> int:
         """Exact tail quantile: the smallest integer ``t >= 0`` with ``P(|X - c| > t) <= p``,
-        ``c = _center()`` (with ``two_sided=False``: ``P(X - c > t) <= p``).
+        ``c = center`` (with ``two_sided=False``: ``P(X - c > t) <= p``).
 
         Guarantee: the returned ``t`` is *proved* to satisfy ``tail(t) <= p`` and, when
         ``t > 0``, ``tail(t - 1) > p``. Each tail is enclosed in a certified interval summed
@@ -328,30 +392,19 @@ class IntegerDistribution:
         The float ``logsf``/``logcdf`` only provide the starting guess. Cost: a few tail
         evaluations, each linear in the window (~ scale·dps terms for geometric tails).
         """
-        from fractions import Fraction
-
-        from .._validation import ParameterError, to_fraction
-
         dps = check_dps(dps)
         if not isinstance(two_sided, bool):
             raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
 
-        def exact_fraction(x):
-            """Exact rational value of a finite mpf (None for inf/nan)."""
-            if not mpmath.isfinite(x):
-                return None
-            man, exp = x.man_exp
-            return Fraction(int(man)) * Fraction(2) ** int(exp)
-
         if isinstance(p, mpmath.mpf):
-            pf = exact_fraction(p)
+            pf = to_exact_fraction(p)
             if pf is None:
                 raise ParameterError(f"p must be finite, got {p!r}")
         else:
             pf = to_fraction("p", p)
         if not 0 < pf < 1:
             raise ParameterError(f"p must be in (0, 1), got {p!r}")
-        c = self._center()
+        c = self.center
         symmetric = isinstance(self, SymmetricIntegerDistribution)
 
         def enclose(t: int, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -375,40 +428,8 @@ class IntegerDistribution:
         except (ArithmeticError, ValueError, OverflowError, FloatingPointError):
             guess = 0
 
-        class _Undecided(Exception):
-            pass
-
-        d = dps
-        for _ in range(4):
-            cache: dict[int, bool] = {}
-
-            def above(t: int, d=d, cache=cache) -> bool:  # certified: tail(t) > p
-                if t < 0:
-                    return True
-                if t not in cache:
-                    low, high = enclose(t, d)
-                    lo_q, hi_q = exact_fraction(low), exact_fraction(high)
-                    if lo_q is not None and lo_q > pf:
-                        cache[t] = True
-                    elif hi_q is not None and hi_q <= pf:
-                        cache[t] = False
-                    else:
-                        raise _Undecided
-                return cache[t]
-
-            try:
-                g = guess
-                if above(g - 1):
-                    if not above(g):
-                        return g
-                    return last_true(above, g, 1, +1) + 1
-                return last_true(lambda t: not above(t), g - 1, 1, -1)
-            except _Undecided:
-                d *= 2
-        raise ArithmeticError(
-            f"could not separate p={p!r} from the tail at {8 * dps} digits (p may equal a "
-            "tail probability exactly)"
-        )
+        tq, _ = certified_threshold(enclose, pf, guess, 1, dps, what=f"the tail of {self}")
+        return tq
 
     def certified_tail(self, t: int, two_sided: bool = True, dps: int = 30,
                        c: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -416,9 +437,9 @@ class IntegerDistribution:
         from the tail itself: the Arb balls of ``P(X = k)`` over a window beyond ``c ± t``
         plus the certified remainder from :meth:`tail_bound`; the window is widened until
         the remainder is below ``10**-(dps+2)`` of the tail's first term."""
-        c = self._center() if c is None else c
+        c = self.center if c is None else c
         bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
-        symmetric = isinstance(self, SymmetricIntegerDistribution) and c == self._center()
+        symmetric = isinstance(self, SymmetricIntegerDistribution) and c == self.center
         with mpmath.workprec(bits):
             # The aim only controls the interval's width: a float log PMF suffices (Arb
             # where it underflows).
@@ -471,7 +492,7 @@ class IntegerDistribution:
         """Smallest integer t >= centre with ``logsf(t) <= log_p`` (float search); with
         ``rel_tol`` > 0, some t with ``logsf(t) <= log_p`` within that fraction of the
         distance from the centre (fewer evaluations)."""
-        c = self._center()
+        c = self.center
 
         def above(x: int) -> bool:
             return x == c or self._logsf(np.array([x]))[0] > log_p
@@ -480,7 +501,7 @@ class IntegerDistribution:
 
     def _float_lower_quantile(self, log_p: float) -> int:
         """Largest integer t <= centre with ``log P(X < t) <= log_p`` (float search)."""
-        c = self._center()
+        c = self.center
 
         def above(x: int) -> bool:  # P(X < x) = cdf(x - 1)
             return x == c or self._logcdf(np.array([x - 1]))[0] > log_p
@@ -503,7 +524,7 @@ class SymmetricIntegerDistribution(IntegerDistribution):
         return self._log_upper_tail_sum(k)
 
     def _logsf(self, k: np.ndarray) -> np.ndarray:
-        c = self._center()
+        c = self.center
         k = np.asarray(k, dtype=np.int64)
         out = np.empty(k.shape, dtype=float)
         upper = k >= c
@@ -515,11 +536,11 @@ class SymmetricIntegerDistribution(IntegerDistribution):
         return out
 
     def _logcdf(self, k: np.ndarray) -> np.ndarray:
-        c = self._center()
+        c = self.center
         return self._logsf(2 * c - np.asarray(k, dtype=np.int64) - 1)
 
     def _arb_lower_tail(self, t: int) -> arb | None:
-        c = self._center()
+        c = self.center
         # P(X < t) = P(X > 2c - t)
         return self._arb_upper_tail(2 * c - t)
 

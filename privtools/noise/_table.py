@@ -39,7 +39,7 @@ class TableSampler:
         # The cut need not be precise: the tails beyond it are sampled by inversion.
         self.hi = dist._float_upper_quantile(log_side, rel_tol=0.02)
         if isinstance(dist, SymmetricIntegerDistribution):
-            self.lo = 2 * dist._center() - self.hi  # P(X < lo) = P(X > hi)
+            self.lo = 2 * dist.center - self.hi  # P(X < lo) = P(X > hi)
         else:
             self.lo = dist._float_lower_quantile(log_side)
         if self.hi - self.lo + 1 > MAX_TABLE:

@@ -57,7 +57,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools._validation import (
+from privtools.validation import (
     as_rng,
     check_int,
     check_positive_fraction,

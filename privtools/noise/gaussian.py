@@ -24,11 +24,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
+import flint
 import numpy as np
 
-from .._validation import check_location, check_positive_fraction, to_fraction
-from . import _arb
-from ._arb import arb
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.errors import ParameterError
+from privtools.validation import check_location, check_positive_fraction, to_fraction
+
 from ._base import SymmetricIntegerDistribution, check_n
 
 
@@ -50,7 +53,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
 
     def __init__(self, sigma=None, mu=0, *, sigma2=None):
         if (sigma is None) == (sigma2 is None):
-            raise ValueError("give exactly one of sigma or sigma2")
+            raise ParameterError("give exactly one of sigma or sigma2")
         if sigma is not None:
             s = check_positive_fraction("sigma", sigma)
             s2 = s * s
@@ -92,7 +95,10 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
             return float(self._arb_log_normalizer())
 
     # ---------------------------------------------------------------- float
-    def _center(self) -> int:
+    log_concave = True  # (log-concave PMF: ratio bounds in the exact engine)
+
+    @property
+    def center(self) -> int:
         return self.mu
 
     def _logpmf(self, k):
@@ -150,13 +156,59 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         ratio = (-_arb.to_arb(Fraction(2 * d + 1, 2) / self.sigma2)).exp()
         return self._arb_pmf(t + 1) / (1 - ratio)
 
+    # ---------------------------------------------------------------- facts
+    def _log_theta_ball(self, theta: arb) -> arb:
+        """log Θ(θ) up to a constant, Θ(θ) = Σ_x e^{−x²/(2σ²)} cos(θx), a Jacobi theta
+        function: by its product formula Π(1 − q^{2k})(1 + 2q^{2k−1} cos θ + q^{4k−2}),
+        q = e^{−1/(2σ²)}, positive and non-increasing on [0, π]. Poisson summation for
+        σ² >= 1 (Θ(θ) ∝ Σ_k e^{−σ²(θ + 2πk)²/2}), directly for σ² < 1; truncation
+        remainders bounded by :func:`_arb_gauss_sum_remainder`."""
+        s2 = _arb.to_arb(self.sigma2)
+        if self.sigma2 >= 1:
+            # Θ(θ) ∝ e^{−σ²θ²/2} (1 + Σ_{k≠0} e^{−2πσ²k(θ + πk)}); for |k| >= 4 and
+            # θ ∈ [0, π] each term is <= e^{−σ²π²k²}
+            pi = arb.pi()
+            total = arb(1)
+            for k in (-3, -2, -1, 1, 2, 3):
+                total += (-2 * pi * s2 * k * (theta + pi * k)).exp()
+            total += 2 * _arb_gauss_sum_remainder(s2 * pi * pi, 4)
+            return -s2 * theta * theta / 2 + total.log()
+        c = 1 / (2 * s2)
+        xmax = 4 + int(math.sqrt(2 * float(self.sigma2) * (flint.ctx.prec + 64) * math.log(2)))
+        total = arb(1)
+        for x in range(1, xmax + 1):
+            total += 2 * (-c * x * x).exp() * (theta * x).cos()
+        total += 2 * _arb_gauss_sum_remainder(c, xmax + 1) * arb(0, 1)
+        return total.log()
+
+    def log_cf_ball(self, theta: arb) -> arb:
+        """log φ(θ) = log Θ(θ) − log Θ(0) for the centred law (see :meth:`_log_theta_ball`)."""
+        if self.mu != 0:
+            raise ParameterError("the characteristic function is real only for mu = 0")
+        return self._log_theta_ball(theta) - self._log_theta_ball(arb(0))
+
+    def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
+        """N_Z(0, σ²) is σ²-sub-Gaussian (CKS20; Poisson summation shows
+        Σ_x e^{−(x−μ)²/(2σ²)} <= Σ_x e^{−x²/(2σ²)}), so a sum of n copies has
+        P(S_n − nμ >= u) <= exp(−u²/(2nσ²))."""
+        return -_arb.to_arb(Fraction(u * u) / (2 * n * self.sigma2))
+
+    def shift_ratio_bound(self, Y: int, d: int) -> arb:
+        """sup_{y >= Y} R(y)/R(y + d) with R(y) = p(y + 1)/p(y) = e^{−(2(y−μ)+1)/(2σ²)}:
+        exactly e^{d/σ²}."""
+        return (_arb.to_arb(Fraction(d) / self.sigma2)).exp()
+
+    def shift_llr_ball(self, d: int) -> None:
+        """D_∞ of a shift is +∞: the log-ratio log p(y)/p(y + d) grows without bound in y."""
+        return None
+
     # ---------------------------------------------------------------- shares
     def shares(self, n: int) -> DiscreteGaussian:
         """Theorem 4 (000): each of n users adds N_Z(0, σ²/n). The n shares sum to a law
         close to, but not equal to, N_Z(0, σ²) (Lemma 4 (000) bounds the gap)."""
         n = check_n(n)
         if self.mu != 0:
-            raise ValueError("shares(n) is defined for centred noise (mu=0)")
+            raise ParameterError("shares(n) is defined for centred noise (mu=0)")
         return DiscreteGaussian(sigma2=self.sigma2 / n)
 
 

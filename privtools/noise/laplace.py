@@ -16,9 +16,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_positive_fraction
-from . import _arb
-from ._arb import arb
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.validation import check_positive_fraction
+
 from ._base import SymmetricIntegerDistribution, check_n
 
 # Beyond this scale a float geometric draw could exceed int64 with non-negligible odds.
@@ -45,7 +46,10 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _a(self) -> float:
         return float(1 / self.scale)
 
-    def _center(self) -> int:
+    log_concave = True  # (log-concave PMF: ratio bounds in the exact engine)
+
+    @property
+    def center(self) -> int:
         return 0
 
     def _logpmf(self, k):
@@ -97,6 +101,99 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
             return None
         a = self._arb_inv_scale()
         return (-a * (t + 1)).exp() / (1 + (-a).exp())
+
+    # ---------------------------------------------------------------- facts
+    def log_cf_ball(self, theta: arb) -> arb:
+        """log φ(θ), φ(θ) = E e^{iθX} = (1 − r)²/(1 − 2r cos θ + r²)
+        = 1/(1 + 4r sin²(θ/2)/(1 − r)²), r = e^{−1/b}: real, positive and decreasing on
+        [0, π]."""
+        a = self._arb_inv_scale()
+        r, one_m_r = (-a).exp(), -((-a).expm1())
+        return -(1 + 4 * r * (theta / 2).sin() ** 2 / (one_m_r * one_m_r)).log()
+
+    def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
+        """Certified upper bound on log P(S_n >= u), S_n a sum of n i.i.d. copies:
+        MGF (1 − r)²/((1 − re^λ)(1 − re^{−λ})) for 0 < λ < 1/b, so
+        P(S_n >= u) <= MGF(λ)^n e^{−λu}; λ is chosen numerically (any λ is valid) and the
+        bound is evaluated in Arb at that λ."""
+        a = 1.0 / float(self.scale)
+        r = math.exp(-a)
+        target = u / n
+
+        def slope(lam):  # d/dλ log MGF
+            return r * math.exp(lam) / (1 - r * math.exp(lam)) - r * math.exp(-lam) / (
+                1 - r * math.exp(-lam))
+
+        lo, hi = 0.0, a
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            if slope(mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        lam = arb(lo)  # exact binary value of the float
+        ai = self._arb_inv_scale()
+        ra, one_m_r = (-ai).exp(), -((-ai).expm1())
+        lead = 1 - ra * lam.exp()
+        if not lead > 0:
+            return arb(0)  # trivial bound log 1
+        log_mgf = 2 * one_m_r.log() - lead.log() - (1 - ra * (-lam).exp()).log()
+        return n * log_mgf - lam * u
+
+    def two_sided_tail_ball(self, t: int) -> arb:
+        """Fact 2 (000): P(|X| > t) = 2e^{−(t+1)/b}/(1 + e^{−1/b}) for t >= 0, in closed
+        form."""
+        return 2 * self._arb_upper_tail(t)
+
+    def shift_ratio_bound(self, Y: int, d: int) -> arb:
+        """sup_{y >= Y} R(y)/R(y + d) with R(y) = p(y + 1)/p(y): R is constant (e^{−1/b})
+        beyond the centre, so 1."""
+        return arb(1)
+
+    def shift_llr_ball(self, d: int) -> arb:
+        """D_∞(Lap_Z(b) + d ‖ Lap_Z(b)) = d/b exactly (Theorem 5 (000): ε = Δ/b)."""
+        return _arb.to_arb(Fraction(d) / self.scale)
+
+    def shift_renyi_ball(self, d: int, alpha) -> arb:
+        """``D_α(Lap_Z(b) + d ‖ Lap_Z(b))`` in closed form: with a = 1/b and three geometric
+        series (y >= 0, y <= −d, −d < y < 0 in ``Σ_y p(y)^α p(y+d)^{1−α}``),
+
+            S = (e^{(α−1)da} + e^{−αda}) / (1 + e^{−a})
+                + tanh(a/2) e^{(α−1)da} e^{−(2α−1)a} (1 − e^{−(2α−1)(d−1)a}) / (1 − e^{−(2α−1)a}),
+
+        ``D_α = log(S)/(α−1)``; for d = 1 the second line vanishes."""
+        inv = self._arb_inv_scale()
+        aa = _arb.to_arb(alpha)
+        first = (((aa - 1) * d * inv).exp() + (-aa * d * inv).exp()) / (1 + (-inv).exp())
+        if d > 1:
+            k = (2 * aa - 1) * inv
+            second = ((inv / 2).tanh() * ((aa - 1) * d * inv - k).exp()
+                      * (-((-(d - 1) * k).expm1())) / (-((-k).expm1())))
+            first = first + second
+        return first.log() / (aa - 1)
+
+    def shift_hockey_stick_ball(self, d: int, eps) -> arb:
+        """``δ(ε)`` for ``Lap_Z(b) + d`` vs ``Lap_Z(b)``: the privacy loss
+        ``L(x) = (|x| − |x − d|)/b`` is non-decreasing in x, so ``{L > ε} = {x >= x0}`` with
+        ``x0 = ⌊(d + εb)/2⌋ + 1`` (for ε < d/b; δ = 0 otherwise) and
+        ``δ(ε) = P(X >= x0 − d) − e^ε P(X >= x0)`` with Fact 2's tails:
+        ``P(X >= k) = e^{−(k−1)/b}/(e^{1/b} + 1)`` (k >= 1), ``1 − e^{k/b}/(e^{1/b} + 1)``
+        (k <= 0)."""
+        b = self.scale
+        if eps >= Fraction(d) / b:
+            return arb(0)
+        x0 = math.floor((d + eps * b) / 2) + 1
+        inv = self._arb_inv_scale()
+        den = inv.exp() + 1
+
+        def ge(k: int) -> arb:
+            if k >= 1:
+                return (-(k - 1) * inv).exp() / den
+            return 1 - (k * inv).exp() / den
+
+        return ge(x0 - d) - _arb.to_arb(eps).exp() * ge(x0)
 
     # ---------------------------------------------------------------- shares
     def shares(self, n: int):

@@ -29,9 +29,10 @@ import numpy as np
 import scipy.special as sc
 import scipy.stats as st
 
-from .._validation import check_positive_fraction
-from . import _arb
-from ._arb import arb
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.validation import check_positive_fraction
+
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
 
 
@@ -155,6 +156,8 @@ class Polya(_PolyaParams, IntegerDistribution):
     beta: Fraction | float
     scale: Fraction | None = field(default=None)
 
+    support_lower = 0  # (support N: every shifted pair has D_α = +∞)
+
     def __init__(self, r, beta=None, *, scale=None):
         _init_polya_params(self, r, beta, scale)
 
@@ -165,7 +168,8 @@ class Polya(_PolyaParams, IntegerDistribution):
     def _nbinom(self):
         return st.nbinom(self._r, self._one_minus_beta)
 
-    def _center(self) -> int:
+    @property
+    def center(self) -> int:
         return int(math.floor(self.mean()))
 
     def _logpmf(self, k):
@@ -183,7 +187,7 @@ class Polya(_PolyaParams, IntegerDistribution):
         out = np.asarray(self._nbinom().logsf(k), dtype=float)
         # scipy's survival function underflows (or loses relative accuracy) near 1e-300:
         # sum the far tail in log space instead.
-        far = (out < -650.0) & (k >= self._center())
+        far = (out < -650.0) & (k >= self.center)
         if far.any():
             out[far] = self._log_upper_tail_sum(k[far])
         return out
@@ -275,8 +279,33 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         return f"Pólya({self.r}, {self._beta_str()}) − Pólya({self.r}, {self._beta_str()})"
 
     # ---------------------------------------------------------------- float
-    def _center(self) -> int:
+    @property
+    def center(self) -> int:
         return 0
+
+    @property
+    def log_concave(self) -> bool:
+        """Log-concave for r >= 1 (the Pólya PMF is, and differences of independent
+        log-concave laws are); log-convex on each side for r < 1."""
+        return self.r >= 1
+
+    def shift_ratio_bound(self, Y: int, d: int) -> arb:
+        """sup_{y >= Y} R(y)/R(y + d) <= (r + Y)/(Y + 1) for r > 1 (the Pólya ratio
+        (k + r)β/(k + 1) bounds the difference's ratio from both sides), 1 otherwise."""
+        return (_arb.to_arb(self.r) + Y) / (Y + 1) if self.r > 1 else arb(1)
+
+    def ratio_cap_ball(self) -> arb | None:
+        """For the log-convex case (r < 1): T(y) <= R(y) <= β for y >= 0."""
+        return self._arb_beta() if self.r < 1 else None
+
+    def shift_llr_ball(self, d: int) -> arb:
+        """D_∞(D + d ‖ D): log p(0)/p(d) for r <= 1 (log-convex on each side, the ratio
+        p(y)/p(y + d) peaks at y = 0), d·log(1/β) for r >= 1 (log-concave: the ratio tends
+        to β^{−d} from below)."""
+        if self.r <= 1:
+            prec = _arb_prec()
+            return (self.pmf_balls(0, 0, prec)[0] / self.pmf_balls(d, d, prec)[0]).log()
+        return -d * self._arb_beta().log()
 
     def _logpmf(self, k):
         k = np.abs(np.asarray(k, dtype=np.int64))

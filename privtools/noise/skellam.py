@@ -24,9 +24,11 @@ from fractions import Fraction
 import numpy as np
 import scipy.special as sc
 
-from .._validation import check_location, check_positive_fraction
-from . import _arb
-from ._arb import arb
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.errors import ParameterError
+from privtools.validation import check_location, check_positive_fraction
+
 from ._base import SymmetricIntegerDistribution, check_n
 
 _MAX_FLOAT_SAMPLING_VAR = 2**60
@@ -80,7 +82,10 @@ class Skellam(SymmetricIntegerDistribution):
         return f"Sk({self.mu}, {self.variance})"
 
     # ---------------------------------------------------------------- float
-    def _center(self) -> int:
+    log_concave = True  # (log-concave PMF: ratio bounds in the exact engine)
+
+    @property
+    def center(self) -> int:
         return self.mu
 
     def _logpmf(self, k):
@@ -108,7 +113,8 @@ class Skellam(SymmetricIntegerDistribution):
     def _check_sampling(self) -> None:
         v = self.variance
         if v > _MAX_FLOAT_SAMPLING_VAR:
-            raise ValueError(f"var={float(v):.3g} is beyond the Poisson sampler's range (2**60)")
+            raise ParameterError(f"var={float(v):.3g} is beyond the Poisson sampler's range "
+                                 "(2**60); use exact methods")
 
     def _sample_direct(self, size, rng):
         lam = float(self.variance) / 2.0
@@ -143,10 +149,45 @@ class Skellam(SymmetricIntegerDistribution):
         pj, pj1 = x.bessel_i(j, scaled=True), x.bessel_i(j + 1, scaled=True)
         return pj * pj / (pj - pj1)
 
+    # ---------------------------------------------------------------- facts
+    def log_cf_ball(self, theta: arb) -> arb:
+        """log φ(θ) for the centred law: φ(θ) = exp(v(cos θ − 1)) = exp(−2v sin²(θ/2)) (real,
+        positive, non-increasing on [0, π])."""
+        if self.mu != 0:
+            raise ParameterError("the characteristic function is real only for mu = 0")
+        return -2 * self._arb_x() * (theta / 2).sin() ** 2
+
+    def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
+        """Certified upper bound on log P(S_n − nμ >= u) for a sum of n copies (Sk(0, nv)):
+        MGF exp(nv(cosh λ − 1)), so P <= exp(nv(cosh λ − 1) − λu) at λ = asinh(u/(nv))
+        (any λ > 0 is valid)."""
+        v = n * self._arb_x()
+        lam = (arb(u) / v).asinh()
+        return v * (lam.cosh() - 1) - lam * u
+
+    def shift_ratio_bound(self, Y: int, d: int) -> arb:
+        """Certified upper bound on sup_{y >= Y} R(y)/R(y + d), R(y) = p(y + 1)/p(y) (Y >= μ),
+        from the Bessel-ratio bounds x/(ν + √((ν + 2)² + x²)) <= I_{ν+1}(x)/I_ν(x)
+        <= x/(ν + 1 + √((ν + 1)² + x²)) read the other way round (Amos 1974)."""
+        x = self._arb_x()
+        nu = Y - self.mu
+
+        def big_c(v):  # upper bound on R(v)
+            return x / (v + ((v + 2) ** 2 + x * x).sqrt())
+
+        def small_c(v):  # lower bound on R(v)
+            return x / (v + 1 + ((v + 1) ** 2 + x * x).sqrt())
+
+        return big_c(nu) / small_c(nu + d)
+
+    def shift_llr_ball(self, d: int) -> None:
+        """D_∞ of a shift is +∞: the log-ratio log p(y)/p(y + d) grows without bound in y."""
+        return None
+
     # ---------------------------------------------------------------- shares
     def shares(self, n: int) -> Skellam:
         """Theorem 2 (000): each of n users adds Sk(0, var/n); the shares sum to Sk(0, var)."""
         n = check_n(n)
         if self.mu != 0:
-            raise ValueError("shares(n) is defined for centred noise (mu=0)")
+            raise ParameterError("shares(n) is defined for centred noise (mu=0)")
         return Skellam(self.variance / n)

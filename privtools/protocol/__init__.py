@@ -55,7 +55,7 @@ __all__ = [
 # The secure computations live in their own modules; re-export them when present (an
 # import error inside an existing module is not hidden).
 if find_spec(__name__ + ".errors") is not None:
-    from .errors import ProtocolError  # noqa: F401
+    from privtools.errors import ProtocolError  # noqa: F401
 
     __all__.append("ProtocolError")
 if find_spec(__name__ + ".secure") is not None:

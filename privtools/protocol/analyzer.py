@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import ParameterError, as_rng
+from privtools.validation import ParameterError, as_rng
+
 from .randomizer import (
     INT64_MODULUS_LIMIT,
     ProtocolParams,

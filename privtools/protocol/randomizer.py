@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import ParameterError, as_rng, check_int
+from privtools.validation import ParameterError, as_rng, check_int
 
 __all__ = [
     "ProtocolParams",

@@ -37,10 +37,11 @@ import mpmath
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from .._validation import ParameterError, as_rng, check_int, check_positive_fraction
+from privtools.errors import ProtocolError
+from privtools.validation import ParameterError, as_rng, check_int, check_positive_fraction
+
 from . import _prg, _shamir
 from .analyzer import modular_sum
-from .errors import ProtocolError
 from .randomizer import check_messages
 
 __all__ = [

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import ParameterError, check_int
+from privtools.validation import ParameterError, check_int
+
 from ..environments import BernoulliEnv
 from ..presets import Preset
 from ..runner import EnvSpec

@@ -56,7 +56,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._validation import ParameterError, as_rng, check_int
+from privtools.validation import ParameterError, as_rng, check_int
+
 from ...accounting import zcdp_to_dp
 from ..simulate import check_checkpoints
 from .linear_envs import LinearEnv

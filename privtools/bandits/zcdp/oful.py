@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import ParameterError, as_rng, check_int
+from privtools.validation import ParameterError, as_rng, check_int
+
 from ..simulate import check_checkpoints
 from .gope import LinearRunResult, PrivacyReport, _check_delta, _check_rho
 from .gope import privacy_report as privacy_report

@@ -59,7 +59,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..._validation import ParameterError, as_rng, check_int, to_fraction
+from privtools.validation import ParameterError, as_rng, check_int, to_fraction
+
 from ...accounting import ZCDPEvent, zcdp_to_dp
 from ...noise import DiscreteGaussian
 from ..environments import Environment

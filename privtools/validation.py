@@ -1,4 +1,5 @@
-"""Argument checking shared by every public entry point.
+"""Argument checking shared by every public entry point (public: apps and ``verification``
+use the same checks).
 
 Rules (privacy-critical parameters):
 - errors are ``ParameterError`` (both a ValueError and a TypeError) that name the
@@ -15,7 +16,11 @@ import math
 import numbers
 from fractions import Fraction
 
+import mpmath
 import numpy as np
+
+from privtools.certified.intervals import exact_rational
+from privtools.errors import ParameterError
 
 INT64_MAX = np.iinfo(np.int64).max
 # Integer points and locations are limited to |k| <= 2**62 so that k ± mu, k + 1 and the
@@ -23,9 +28,6 @@ INT64_MAX = np.iinfo(np.int64).max
 POINT_LIMIT = 2**62
 
 
-class ParameterError(ValueError, TypeError):
-    """A bad argument (wrong type or out of range). Subclasses both ValueError and
-    TypeError so callers may catch either; the message names the parameter."""
 
 
 __all__ = [
@@ -56,7 +58,8 @@ def as_rng(rng: np.random.Generator | int | np.random.SeedSequence | None) -> np
 
 
 def to_fraction(name: str, value) -> Fraction:
-    """Exact rational value of ``value``; rejects NaN, infinities, bools and non-numbers."""
+    """Exact rational value of ``value`` (an mpf or a float at its binary value); rejects NaN,
+    infinities, bools and non-numbers."""
     if isinstance(value, bool):
         raise ParameterError(f"{name} must be a number, got bool")
     if isinstance(value, Fraction):
@@ -68,6 +71,11 @@ def to_fraction(name: str, value) -> Fraction:
             out = Fraction(value.strip())
         except (ValueError, ZeroDivisionError) as exc:
             raise ParameterError(f"{name} must be a finite number, got {value!r}") from exc
+        return out
+    if isinstance(value, mpmath.mpf):
+        out = exact_rational(value)
+        if out is None:
+            raise ParameterError(f"{name} must be finite, got {value!r}")
         return out
     if isinstance(value, numbers.Real):
         f = float(value)

@@ -36,7 +36,7 @@ P_THRESHOLD = 1e-4
 def _mechanisms(eps: Fraction, n: int, s: int):
     """The total noise of one batch under Theorems 1, 2 and 4 (parameters from
     ``privtools.planning``, the one place they are computed; p = 1e-6 only affects τ)."""
-    from .planning import theorem_params
+    from privtools.planning import theorem_params
 
     return [
         ("Thm 1 pure DP (Pólya shares)", theorem_params(1, eps, n, "1e-6").noise, True),
@@ -50,11 +50,10 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
     """Run the checks, write ``out/report.md``, ``out/noise.png``, ``out/summary.json``."""
     from rich.progress import Progress
 
+    from privtools.noise import DiscreteGaussian, DiscreteLaplace
     from verification.exact import ExactPMF, sum_pmf, total_variation
-    from verification.exact.symbolic import all_checks
     from verification.gof import g_test
-
-    from .noise import DiscreteGaussian, DiscreteLaplace
+    from verification.proofs import all_checks
 
     t_start = time.perf_counter()
     eps, s = Fraction(1), 10
@@ -157,10 +156,9 @@ AUDIT_ALPHA = 1e-3  # false-alarm rate of each audit in the demo
 def _audits(quick: bool, seq: np.random.SeedSequence) -> list[dict]:
     """Black-box audits: shipped samplers against their laws, and the server's view of one
     batch (n = 16) under Theorems 1, 2 and 4 against the privacy each plan claims."""
+    from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
     from verification.audit import audit_mechanism, audit_sampler
     from verification.mechanisms import protocol_mechanism
-
-    from .noise import DiscreteGaussian, DiscreteLaplace, Skellam
 
     draws = 50_000 if quick else 200_000
     seeds = iter(seq.spawn(8))
@@ -187,9 +185,8 @@ def _audits(quick: bool, seq: np.random.SeedSequence) -> list[dict]:
 def _plans() -> list[dict]:
     """Plan ε = 1, n = 2^16 users per batch, T = 10^7 under Theorems 1, 2, 4 with the exact
     τ, and verify each plan exactly."""
+    from privtools.planning import plan
     from verification.plan_check import verify_plan
-
-    from .planning import plan
 
     rows = []
     for privacy, s in (("pure-dp", 1), ("rdp", 10), ("cdp", 10)):
@@ -210,11 +207,11 @@ def _regret(quick: bool, png: Path) -> list[dict]:
     ρ = ε²/2 = 1/2, the zCDP level that pure ε-DP implies), through the experiment runner."""
     import pandas as pd
 
-    from .bandits import policy
-    from .bandits.plots import plot_regret
-    from .bandits.presets import EASY
-    from .bandits.runner import make_tasks, run_tasks, summarize
-    from .bandits.zcdp import zcdp_policy
+    from privtools.bandits import policy
+    from privtools.bandits.plots import plot_regret
+    from privtools.bandits.presets import EASY
+    from privtools.bandits.runner import make_tasks, run_tasks, summarize
+    from privtools.bandits.zcdp import zcdp_policy
 
     T, runs = (20_000, 2) if quick else (200_000, 6)
     batch = [policy("dist-dp-se", epsilon=1), policy("cdp-se", epsilon=1),

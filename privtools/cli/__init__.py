@@ -15,9 +15,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ._cli_audit import audit
-from ._cli_simulate import simulate
-from ._validation import ParameterError
+from privtools.cli.audit import audit
+from privtools.cli.laws import KINDS as _KINDS
+from privtools.cli.laws import build_law
+from privtools.cli.simulate import simulate
+from privtools.errors import ParameterError
 
 app = typer.Typer(
     add_completion=False,
@@ -26,29 +28,6 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 
-_KINDS = ("laplace", "polya", "polya-difference", "skellam", "gaussian")
-
-
-def _build(kind: str, scale, var, sigma2, r, beta, mu):
-    from .noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
-
-    def need(name, value):
-        if value is None:
-            raise ParameterError(f"--{name} is required for '{kind}'")
-        return value
-
-    if kind == "laplace":
-        return DiscreteLaplace(need("scale", scale))
-    if kind == "skellam":
-        return Skellam(need("var", var), mu or 0)
-    if kind == "gaussian":
-        return DiscreteGaussian(sigma2=need("sigma2", sigma2), mu=mu or 0)
-    if kind in ("polya", "polya-difference"):
-        cls = Polya if kind == "polya" else PolyaDifference
-        if beta is not None:
-            return cls(need("r", r), beta)
-        return cls(need("r", r), scale=need("scale", scale))
-    raise ParameterError(f"kind must be one of {', '.join(_KINDS)}; got {kind!r}")
 
 
 def _fmt(x) -> str:
@@ -78,7 +57,7 @@ def noise(
     from verification.exact import ExactPMF, sum_pmf, total_variation
 
     try:
-        d = _build(kind, scale, var, sigma2, r, beta, mu)
+        d = build_law(kind, scale, var, sigma2, r, beta, mu)
         info = {
             "distribution": repr(d),
             "mean": d.mean(),
@@ -139,7 +118,7 @@ def demo(
     law of the summed shares (Arb convolution) against the closed form, a G-test of
     simulated batch sums against the exact law, G-tests of the integer-only samplers, and
     the symbolic proofs of the closed forms."""
-    from .demo import run_demo
+    from privtools.demo import run_demo
 
     summary = run_demo(out, quick=quick, seed=seed, console=None if as_json else Console())
     if as_json:
@@ -272,10 +251,9 @@ def plan_command(
     the exact privacy of the planned view and the exact probability that the analyzer's output
     is off by more than τ/g. A plan that misses its target is flagged in red and the command
     exits with status 1. With --g/--tau/--m it checks your own parameter choices."""
+    from privtools.planning import plan as make_plan
+    from privtools.planning import with_parameters
     from verification.plan_check import verify_plan
-
-    from .planning import plan as make_plan
-    from .planning import with_parameters
 
     try:
         kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,

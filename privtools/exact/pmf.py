@@ -19,10 +19,10 @@ import mpmath
 import numpy as np
 from flint import arb
 
-from privtools import _intervals
-from privtools._validation import check_dps, check_int
-from privtools.noise import _arb
+from privtools.certified import balls as _arb
+from privtools.certified import intervals as _intervals
 from privtools.noise._base import IntegerDistribution
+from privtools.validation import check_dps, check_int
 
 __all__ = ["ExactPMF", "shift", "wrap", "total_variation"]
 

@@ -38,8 +38,8 @@ def simulate(
     """Simulate a preset: time-average regret Reg(T)/T of private successive-elimination
     policies, averaged over random instances (results identical for any --workers or
     --scheduler)."""
-    from .bandits.presets import get_preset
-    from .bandits.runner import instance_means, run_tasks, save_results, summarize
+    from privtools.bandits.presets import get_preset
+    from privtools.bandits.runner import instance_means, run_tasks, save_results, summarize
 
     try:
         p = get_preset(preset).with_overrides(runs=runs, horizon=horizon)
@@ -62,7 +62,7 @@ def simulate(
         scheduler=scheduler, seconds=round(elapsed, 3),
         instance_means=instance_means(p.env, seed, p.runs))
     paths = save_results(df, summary, out)
-    from .bandits.plots import plot_regret
+    from privtools.bandits.plots import plot_regret
 
     paths["png"] = plot_regret(df, out / "regret.png", symbol=p.privacy_symbol,
                                 title=f"{p.name}: {p.env.name} instances, K = {p.K}, "

@@ -25,11 +25,11 @@ import math
 import mpmath
 from flint import arb, arb_poly
 
-from privtools._validation import check_dps, check_int
-from privtools.noise import DiscreteLaplace, Polya, PolyaDifference, Skellam, _arb
+from privtools.certified import balls as _arb
+from privtools.exact.pmf import ExactPMF, _certified_balls, _check_tail
+from privtools.noise import DiscreteLaplace, Polya, PolyaDifference, Skellam
 from privtools.noise._base import IntegerDistribution
-
-from .pmf import ExactPMF, _certified_balls, _check_tail
+from privtools.validation import check_dps, check_int
 
 __all__ = ["sum_pmf", "convolve", "closed_form_sum"]
 

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ._validation import ParameterError
+from privtools.validation import ParameterError
 
 console = Console(stderr=True)
 
@@ -87,9 +87,9 @@ def audit(
             head = (f"{mechanism}: Theorem {p.theorem} (000), n = {p.n}, g = {p.g}, "
                     f"τ = {p.tau}, m = {p.m}; claim {pm.claim}")
         else:
-            from .cli import _build
+            from privtools.cli.laws import build_law
 
-            dist = _build(sampler, scale, var, sigma2, r, beta, mu)
+            dist = build_law(sampler, scale, var, sigma2, r, beta, mu)
             bar, tick = _progress_bar(samples, as_json)
             if bar:
                 bar.start()

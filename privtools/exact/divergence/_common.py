@@ -1,0 +1,253 @@
+"""Validation, Arb helpers and the pair tables shared by the divergence engines."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import mpmath
+from flint import arb
+
+from privtools.certified import balls as _arb
+from privtools.errors import ParameterError
+from privtools.exact.pmf import ExactPMF
+from privtools.noise import IntegerDistribution
+from privtools.validation import check_int
+
+_LN10 = math.log(10.0)
+_INF = mpmath.inf
+
+
+# =========================================================================== validation
+def _check_pmf(name: str, P) -> None:
+    if not isinstance(P, ExactPMF):
+        raise ParameterError(f"{name} must be an ExactPMF, got {type(P).__name__}")
+
+
+def _check_pair(P, Q) -> None:
+    _check_pmf("P", P)
+    _check_pmf("Q", Q)
+    if P.modulus != Q.modulus:
+        raise ParameterError(
+            f"P and Q must live on the same space: P.modulus={P.modulus}, Q.modulus={Q.modulus}"
+        )
+
+
+def _real_to_fraction(name: str, value):
+    """Exact value of a real number as a Fraction, or ``math.inf``; NaN -> ValueError."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a real number, got bool")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, mpmath.mpf):
+        if mpmath.isnan(value):
+            raise ParameterError(f"{name} must not be NaN")
+        if mpmath.isinf(value):
+            return math.inf if value > 0 else -math.inf
+        man, exp = value.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if math.isnan(f):
+            raise ParameterError(f"{name} must not be NaN")
+        if math.isinf(f):
+            return f
+        return Fraction(f)
+    raise ParameterError(f"{name} must be a real number, got {type(value).__name__}")
+
+
+def _check_alpha(alpha):
+    """Fraction > 1, or math.inf."""
+    a = _real_to_fraction("alpha", alpha)
+    if a == math.inf:
+        return math.inf
+    if a == -math.inf or a <= 1:
+        raise ParameterError(f"alpha must be > 1 (or math.inf), got {alpha!r}")
+    return a
+
+
+def _check_eps(eps, name: str = "eps") -> Fraction:
+    e = _real_to_fraction(name, eps)
+    if e in (math.inf, -math.inf):
+        raise ParameterError(f"{name} must be finite, got {eps!r}")
+    if e < 0:
+        raise ParameterError(f"{name} must be >= 0, got {eps!r}")
+    return e
+
+
+def _check_delta(delta) -> Fraction:
+    d = _real_to_fraction("delta", delta)
+    if d in (math.inf, -math.inf) or not (0 < d < 1):
+        raise ParameterError(f"delta must be in (0, 1), got {delta!r}")
+    return d
+
+
+def _check_noise(noise) -> None:
+    if not isinstance(noise, (IntegerDistribution, ExactPMF)):
+        raise ParameterError(
+            "noise must be a privtools.noise distribution or an ExactPMF, got "
+            f"{type(noise).__name__}"
+        )
+
+
+def _check_modulus(m):
+    if m is None:
+        return None
+    return check_int("m", m, minimum=2)
+
+
+# =========================================================================== arb helpers
+def _exact(x) -> arb:
+    """Arb ball for an int or Fraction (exact for ints and dyadic Fractions)."""
+    return _arb.to_arb(x)
+
+
+def _mpf_to_arb(x) -> arb:
+    """Exact Arb value of an mpmath number (finite)."""
+    x = mpmath.mpf(x)
+    if x == 0:
+        return arb(0)
+    man, exp = x.man_exp
+    man, exp = int(man), int(exp)
+    with _arb.precision(max(int(flint.ctx.prec), man.bit_length() + 8)):
+        return arb(man) * arb(2) ** exp
+
+
+def _lo(x: arb) -> arb:
+    """Exact lower end of a ball, rounded down to the working precision (call inside a
+    precision context at least as fine as the ball's)."""
+    return x.lower()
+
+
+def _hi(x: arb) -> arb:
+    return x.upper()
+
+
+def _nonneg(x: arb) -> arb:
+    """max(0, x) for an exact Arb value."""
+    return x if x > 0 else arb(0)
+
+
+def _amax(a: arb, b: arb) -> arb:
+    return a if a > b else b
+
+
+def _amin(a: arb, b: arb) -> arb:
+    return a if a < b else b
+
+
+def _to_mpf(x: arb) -> mpmath.mpf:
+    return _arb.to_mpf(x)
+
+
+def _interval(lo, hi, bits: int) -> mpmath.mpi:
+    """mpi from exact Arb endpoints (or mpf / inf); rounding is outward."""
+    with mpmath.workprec(max(bits, 53)):
+        a = lo if isinstance(lo, mpmath.mpf) else _to_mpf(lo)
+        b = hi if isinstance(hi, mpmath.mpf) else _to_mpf(hi)
+        return mpmath.mpi(a, b)
+
+
+def _inf_interval() -> mpmath.mpi:
+    return mpmath.mpi(_INF, _INF)
+
+
+def endpoints(x: mpmath.mpi) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The exact endpoints of an ``mpmath.mpi`` as mpf numbers (``x.a``/``x.b`` are
+    interval objects; these keep every bit)."""
+    a, b = x._mpi_
+    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)
+
+
+def _max_interval(xs: list[mpmath.mpi]) -> mpmath.mpi:
+    """Interval containing max of the quantities each interval contains."""
+    ends = [endpoints(x) for x in xs]
+    a = max(e[0] for e in ends)
+    b = max(e[1] for e in ends)
+    prec = max(_mpf_prec(v) for e in ends for v in e)
+    with mpmath.workprec(prec):
+        return mpmath.mpi(a, b)
+
+
+def _mpf_prec(v: mpmath.mpf) -> int:
+    if not mpmath.isfinite(v) or v == 0:
+        return 53
+    return max(53, int(v.man_exp[0]).bit_length() + 2)
+
+
+def _mpi_prec(x: mpmath.mpi) -> int:
+    return max(_mpf_prec(v) for v in endpoints(x))
+
+
+def _bits(dps: int, extra: int = 0) -> int:
+    return _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS + extra
+
+
+def _pow_pair(x: arb, y: arb, alpha: Fraction, alpha_arb: arb):
+    """x^α y^{1−α} for x, y >= 0 (exact or balls); None when it is +inf (y = 0 < x)."""
+    if x.is_zero():
+        return arb(0)
+    if not y > 0:
+        return None
+    if alpha.denominator == 1:
+        n = int(alpha)
+        return x**n / y ** (n - 1)
+    return (alpha_arb * x.log() - (alpha_arb - 1) * y.log()).exp()
+
+
+# =========================================================================== pair tables
+def _effective_unaccounted(P: ExactPMF) -> arb:
+    """Exact upper bound on the unaccounted mass: min(u_P, 1 − Σ A)."""
+    u = _hi(_mpf_to_arb(P.unaccounted))
+    alt = _hi(1 - P.mass())
+    return _nonneg(_amin(u, alt))
+
+
+@dataclass
+class _Pair:
+    """Exact endpoints of the accounted masses of P and Q on the union of their ranges."""
+
+    wrapped: bool
+    ks: range
+    inP: list[bool]
+    inQ: list[bool]
+    la: list[arb]
+    ua: list[arb]
+    lb: list[arb]
+    ub: list[arb]
+    uP: arb
+    uQ: arb
+    bits: int
+
+
+def _pair(P: ExactPMF, Q: ExactPMF, extra_bits: int = 0) -> _Pair:
+    lo, hi = min(P.lo, Q.lo), max(P.hi, Q.hi)
+    n = hi - lo + 1
+    bits = _bits(max(P.dps, Q.dps), extra_bits + max(1, n).bit_length())
+    zero = arb(0)
+
+    def ends(R: ExactPMF) -> tuple[list[bool], list[arb], list[arb]]:
+        """For k = lo..hi: tabulated?, and the non-negative lower/upper ends of R's ball."""
+        inside, lower, upper = [], [], []
+        for k in range(lo, hi + 1):
+            tab = R.lo <= k <= R.hi
+            inside.append(tab)
+            b = R.balls[k - R.lo] if tab else None
+            lower.append(_nonneg(_lo(b)) if tab else zero)
+            upper.append(_nonneg(_hi(b)) if tab else zero)
+        return inside, lower, upper
+
+    with _arb.precision(bits):
+        inP, la, ua = ends(P)
+        inQ, lb, ub = ends(Q)
+        uP = _effective_unaccounted(P)
+        uQ = _effective_unaccounted(Q)
+    return _Pair(P.modulus is not None, range(lo, hi + 1), inP, inQ, la, ua, lb, ub, uP, uQ,
+                 bits)
+
+

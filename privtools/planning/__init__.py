@@ -1,0 +1,23 @@
+"""Planning a deployment of paper 000's protocol: the theorems' exact parameters
+(:mod:`~privtools.planning.theorems`) and plans built on them (:mod:`~privtools.planning.plan`).
+
+    theorem_params(theorem, epsilon, n, p, s=1, c=None)   g, τ, m of Theorems 1–6, exact
+    plan(privacy=..., epsilon=..., n=..., horizon=...)     a frozen Plan, τ bound or exact
+    with_parameters(plan, g=, tau=, m=)                    your own g, τ, m in a plan
+
+``exact_tau``, ``total_noise_tail``, ``ExactTau`` (the certified tail engine, in
+:mod:`privtools.exact.tails`) and ``NoiseSum`` (:mod:`privtools.noise`) are re-exported here
+for the planner's callers.
+"""
+
+from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
+from privtools.noise import NoiseSum
+
+from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
+from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params
+
+__all__ = [
+    "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
+    "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
+    "PRIVACY", "TRUST", "SECURE", "TAIL_MODES",
+]

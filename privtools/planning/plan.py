@@ -1,0 +1,340 @@
+"""Deployment plans ("check before deploying") for paper 000's protocol.
+
+:func:`plan` maps (privacy, trust, secure) to the theorem and returns a :class:`Plan` — g, τ,
+m, bits, the noise laws and the planned failure probability. With ``tail="exact"`` τ is the
+certified smallest integer with P(|total noise| > τ) <= p (:func:`privtools.exact.exact_tau`):
+Fact 2 in closed form for a Lap_Z total, and for Skellam and the n-fold sums of discrete
+Gaussians or of the users' Lap_Z an exact inversion of the characteristic function on Z_M
+whose aliasing and truncation are bounded. :func:`with_parameters` puts the caller's own g,
+τ, m into a plan; ``verification.plan_check.verify_plan`` checks any plan exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from privtools.certified.intervals import Interval, ends
+from privtools.errors import ParameterError
+from privtools.exact.tails import exact_tau
+from privtools.noise import IntegerDistribution, NoiseSum
+from privtools.validation import check_int, check_positive_fraction
+
+from .theorems import TheoremParams, theorem_params
+
+__all__ = ["Plan", "plan", "with_parameters", "SUPPORTED", "PRIVACY", "TRUST", "SECURE",
+           "TAIL_MODES"]
+
+PRIVACY = ("pure-dp", "rdp", "cdp")
+TRUST = ("distributed", "central", "local")
+SECURE = ("secagg", "shuffle")
+TAIL_MODES = ("bound", "exact")
+# (privacy, trust, secure) -> theorem of paper 000
+SUPPORTED = {
+    ("pure-dp", "distributed", "secagg"): 1,
+    ("pure-dp", "distributed", "shuffle"): 3,
+    ("rdp", "distributed", "secagg"): 2,
+    ("cdp", "distributed", "secagg"): 4,
+    ("pure-dp", "central", "secagg"): 5,
+    ("pure-dp", "local", "secagg"): 6,
+}
+_BOUND_METHOD = {
+    1: "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 1)",
+    2: "bound: Proposition 1, τ = ⌈(2g/ε)√log(2/p) + √2 log(2/p)⌉ (Theorem 2)",
+    3: "bound: Fact 2 tail of Lap_Z(g/ε'), τ = ⌈(g/ε') log(2/p')⌉ (Theorem 3)",
+    4: "bound: sub-Gaussian tail, τ = ⌈(g/ε)√(2 log(2/p))⌉ (Theorem 4)",
+    5: "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 5)",
+    6: "bound: Lemma 5 with the caller's c, τ = ⌈(cg/ε)√(2n log(2/p))⌉ (Theorem 6)",
+}
+
+
+def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ParameterError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _bits(m: int | None) -> int | None:
+    return None if m is None else (m - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Parameters of one batch of the private-bandit protocol of paper 000, ready to deploy.
+
+    A value (describe, then interpret): the protocol reads ``n, g, tau, m, share,
+    central_noise, trust, secure``; :func:`verification.plan_check.verify_plan` checks it.
+
+    Fields: ``theorem`` of paper 000 that the plan instantiates; ``epsilon`` the end-to-end
+    target (pure ε, RDP ε of Theorem 2's ε̂(α), or CDP ε of Theorem 4); ``p`` the failure
+    probability per batch (default 1/horizon); ``g`` the precision (sensitivity of Σx̂),
+    ``tau`` the analyzer's underflow threshold, ``m = ng + 2τ + 1`` the modulus (a plan built
+    with :func:`with_parameters` may hold other values); ``share`` each user's noise (None
+    under central trust), ``central_noise`` the analyzer's noise (central trust only);
+    ``total_noise`` the law added to Σx̂ — exact where closed (Lap_Z, Sk, the
+    :class:`NoiseSum` of the local model), the nominal N_Z(0, g²/ε²) for cdp (see
+    ``total_noise_note``); ``failure_probability`` the planned bound on
+    P(|output − Σx̂/g| > τ/g): ``p_noise`` for the noise (p; p' = p/2 for shuffle) plus
+    ``q_hat`` (shuffle: the relaxed SecAgg's failure probability, a property of the shuffle
+    protocol that is assumed); ``tail`` "bound" (the theorem's τ) or "exact" (the smallest τ
+    with P(|total noise| > τ) <= p_noise, certified — ``tail_interval`` encloses that
+    probability at τ, ``tail_interval_below`` at τ − 1); ``tau_bound`` the theorem's τ
+    (None for the local model without c). ``epsilon_view`` is the ε the noise is calibrated
+    to (ε' = ε/2 for shuffle, whose relaxed SecAgg costs ``epsilon_secure`` = ε̂ = ε/4 twice).
+    """
+
+    privacy: str
+    trust: str
+    secure: str
+    theorem: int
+    epsilon: Fraction
+    n: int
+    horizon: int
+    p: Fraction
+    s: Fraction | None
+    c: Fraction | None
+    g: int
+    tau: int
+    m: int
+    share: IntegerDistribution | None
+    central_noise: IntegerDistribution | None
+    total_noise: IntegerDistribution | NoiseSum
+    total_noise_note: str
+    failure_probability: Fraction
+    p_noise: Fraction
+    q_hat: Fraction | None
+    epsilon_view: Fraction
+    epsilon_secure: Fraction | None
+    tail: str
+    tail_method: str
+    tau_bound: int | None
+    tail_interval: Interval | None = None
+    tail_interval_below: Interval | None = None
+    user_parameters: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def bits(self) -> int:
+        """Bits per user message: ⌈log₂ m⌉."""
+        return (self.m - 1).bit_length()
+
+    @property
+    def m_bound(self) -> int | None:
+        """The modulus with the theorem's τ: ng + 2τ_bound + 1."""
+        return None if self.tau_bound is None else self.n * self.g + 2 * self.tau_bound + 1
+
+    @property
+    def bits_bound(self) -> int | None:
+        return _bits(self.m_bound)
+
+    @property
+    def bits_saved(self) -> int | None:
+        """Bits per user message saved against the theorem's τ."""
+        return None if self.bits_bound is None else self.bits_bound - self.bits
+
+    @property
+    def exact_total_noise(self) -> IntegerDistribution | NoiseSum:
+        """The true law of the total noise (the n-fold sum for discrete-Gaussian shares)."""
+        if self.theorem == 4:
+            return NoiseSum(self.share, self.n)
+        return self.total_noise
+
+    @property
+    def mechanism_noise(self) -> IntegerDistribution | NoiseSum:
+        """The noise in the view whose privacy is planned: the total noise, except in the
+        local model, where each user's message carries its own Lap_Z(g/ε)."""
+        return self.share if self.theorem == 6 else self.exact_total_noise
+
+    # ------------------------------------------------------------------ display
+    def to_dict(self) -> dict:
+        def iv(x):
+            return None if x is None else [mpmath.nstr(e, 12) for e in ends(x)]
+
+        return {
+            "privacy": self.privacy, "trust": self.trust, "secure": self.secure,
+            "theorem": self.theorem, "epsilon": str(self.epsilon), "n": self.n,
+            "horizon": self.horizon, "p": str(self.p),
+            "s": None if self.s is None else str(self.s),
+            "c": None if self.c is None else str(self.c),
+            "g": self.g, "tau": self.tau, "m": self.m, "bits": self.bits,
+            "share": None if self.share is None else str(self.share),
+            "central_noise": None if self.central_noise is None else str(self.central_noise),
+            "total_noise": str(self.total_noise), "total_noise_note": self.total_noise_note,
+            "failure_probability": str(self.failure_probability),
+            "p_noise": str(self.p_noise),
+            "q_hat": None if self.q_hat is None else str(self.q_hat),
+            "epsilon_view": str(self.epsilon_view),
+            "epsilon_secure": None if self.epsilon_secure is None else str(self.epsilon_secure),
+            "tail": self.tail, "tail_method": self.tail_method,
+            "tau_bound": self.tau_bound, "m_bound": self.m_bound, "bits_bound": self.bits_bound,
+            "bits_saved": self.bits_saved,
+            "tail_interval": iv(self.tail_interval),
+            "tail_interval_below": iv(self.tail_interval_below),
+            "user_parameters": list(self.user_parameters),
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"Plan: Theorem {self.theorem} (000) — {self.privacy}, {self.trust} trust, "
+            f"{self.secure}; ε = {self.epsilon}, n = {self.n}, T = {self.horizon}, p = {self.p}"
+            + (f", s = {self.s}" if self.s is not None else "")
+            + (f", c = {self.c}" if self.c is not None else ""),
+            f"  g = {self.g}, τ = {self.tau}, m = {self.m} ({self.bits} bits per user)",
+        ]
+        if self.tau_bound is not None and self.tail == "exact":
+            lines.append(f"  theorem's bound: τ = {self.tau_bound}, m = {self.m_bound} "
+                         f"({self.bits_bound} bits) — saves {self.tau_bound - self.tau} in τ, "
+                         f"{self.bits_saved} bit(s)")
+        lines += [
+            f"  share: {self.share}; central noise: {self.central_noise}",
+            f"  total noise: {self.total_noise} ({self.total_noise_note})",
+            f"  failure probability <= {self.failure_probability}; τ: {self.tail_method}",
+        ]
+        if self.user_parameters:
+            lines.append(f"  user-chosen: {', '.join(self.user_parameters)}")
+        return "\n".join(lines)
+
+
+def _check_horizon(horizon) -> int:
+    if isinstance(horizon, float) and math.isnan(horizon):
+        raise ParameterError("horizon must be an integer >= 1, got nan")
+    return check_int("horizon", horizon, minimum=1)
+
+
+def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
+         horizon: int | None = None, s=1, trust: str = "distributed",
+         secure: str = "secagg", tail: str = "bound", p=None, c=None,
+         dps: int = 20) -> Plan:
+    """Plan one batch of ``n`` users for a target ``epsilon`` over ``horizon`` rounds T.
+
+    Picks the theorem of paper 000 from (privacy, trust, secure) — see ``SUPPORTED``:
+    pure-dp+distributed+secagg → Theorem 1; pure-dp+distributed+shuffle → Theorem 3
+    (ε̂ = ε/4, ε' = ε/2, q̂ = p' = p/2, i.e. 1/(2T) with the default p); rdp → Theorem 2
+    (Skellam, scale ``s`` >= 1); cdp → Theorem 4 (discrete Gaussian, ``s`` >= 1);
+    pure-dp+central → Theorem 5; pure-dp+local → Theorem 6. ``p`` defaults to 1/horizon
+    (the paper's p = 1/T).
+
+    ``tail="bound"``: the theorem's τ. ``tail="exact"``: the smallest τ with
+    P(|total noise| > τ) <= p (p' for shuffle), certified (:func:`exact_tau`): Fact 2 in closed
+    form for Lap_Z totals, characteristic-function inversion for Skellam and for the n-fold
+    sums of discrete Gaussians (Theorem 4) and of the users' Lap_Z (Theorem 6). Same g, same
+    privacy; smaller τ and m. Theorem 6 needs ``c`` (the unspecified constant of Lemma 5)
+    for ``tail="bound"`` only.
+    """
+    privacy = _choice("privacy", privacy, PRIVACY)
+    trust = _choice("trust", trust, TRUST)
+    secure = _choice("secure", secure, SECURE)
+    tail = _choice("tail", tail, TAIL_MODES)
+    if epsilon is None:
+        raise ParameterError("epsilon is required")
+    eps = check_positive_fraction("epsilon", epsilon)
+    if n is None:
+        raise ParameterError("n is required")
+    n = check_int("n", n, minimum=1)
+    if horizon is None:
+        raise ParameterError("horizon is required")
+    horizon = _check_horizon(horizon)
+    sf = check_positive_fraction("s", s)
+    if sf < 1:
+        raise ParameterError(f"s must be >= 1, got {s!r}")
+    if p is None:
+        if horizon < 2:
+            raise ParameterError("horizon must be >= 2 for the default p = 1/horizon "
+                                 "(p must be < 1); or pass p")
+        pf = Fraction(1, horizon)
+    else:
+        pf = check_positive_fraction("p", p, upper=1)
+    cf = None if c is None else check_positive_fraction("c", c)
+    dps = check_int("dps", dps, minimum=5)
+    key = (privacy, trust, secure)
+    if key not in SUPPORTED:
+        options = "; ".join(f"{a}+{b}+{d} (Theorem {t})" for (a, b, d), t in SUPPORTED.items())
+        raise ParameterError(f"unsupported combination privacy={privacy!r}, trust={trust!r}, "
+                             f"secure={secure!r}; supported: {options}")
+    theorem = SUPPORTED[key]
+    if privacy == "pure-dp" and sf != 1:
+        raise ParameterError(f"s applies to rdp and cdp plans only, got s={s!r} for pure-dp")
+    if cf is not None and theorem != 6:
+        raise ParameterError("c (Lemma 5's constant) applies to trust='local' only")
+    if theorem == 6 and cf is None and tail == "bound":
+        raise ParameterError("c (the constant of Lemma 5, unspecified in paper 000) is "
+                             "required for trust='local' with tail='bound'; tail='exact' "
+                             "needs no c")
+
+    q_hat = eps_secure = None
+    p_noise = pf
+    if theorem == 3:
+        p_noise = q_hat = pf / 2
+        eps_secure = eps / 4
+    if theorem == 6 and cf is None:
+        # g does not depend on c: take it from Theorem 1's choice (Theorem 6 shares it)
+        base = theorem_params(1, eps, n, p_noise)
+        prm = TheoremParams(6, eps, n, p_noise, None, base.g, 0, 0, base.noise, base.noise)
+        tau_bound = None
+    else:
+        prm = theorem_params(theorem, eps, n, p_noise, s=sf, c=cf)
+        tau_bound = prm.tau
+    g = prm.g
+    eps_view = eps / 2 if theorem == 3 else eps
+
+    share, central = prm.share, None
+    note = "exact law of the sum of the n shares"
+    total: IntegerDistribution | NoiseSum = prm.noise
+    if theorem == 5:
+        share, central = None, prm.noise
+        note = "added once by the analyzer"
+    elif theorem == 4:
+        note = ("nominal: the true total is the n-fold sum of the shares, close to it "
+                "(Lemma 4); exact tails and privacy are computed on that sum")
+    elif theorem == 6:
+        total = NoiseSum(prm.noise, n)
+        note = "exact law: each user adds Lap_Z(g/ε); no closed form for the sum"
+
+    tail_iv = tail_below = None
+    if tail == "exact":
+        law = NoiseSum(prm.share, n) if theorem == 4 else total
+        res = exact_tau(law, p_noise, dps=dps)
+        tau, method = res.tau, res.method
+        tail_iv, tail_below = res.tail, res.tail_below
+    else:
+        tau, method = tau_bound, _BOUND_METHOD[theorem]
+    m = n * g + 2 * tau + 1
+    return Plan(privacy, trust, secure, theorem, eps, n, horizon, pf,
+                sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,
+                note, p_noise + (q_hat or 0), p_noise, q_hat, eps_view, eps_secure, tail,
+                method, tau_bound, tail_iv, tail_below)
+
+
+def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,
+                    m: int | None = None) -> Plan:
+    """``base`` with the caller's own ``g``, ``tau`` and/or ``m`` ("check your own
+    parameters"). The noise laws stay those of ``base`` (calibrated to ε at the planned g):
+    a g above the planned one exceeds the privacy target. ``m`` defaults to ng + 2τ + 1
+    with the new values. The result records which values were supplied."""
+    if not isinstance(base, Plan):
+        raise ParameterError(f"base must be a Plan, got {type(base).__name__}")
+    changed = []
+    new_g, new_tau = base.g, base.tau
+    if g is not None:
+        new_g = check_int("g", g, minimum=1)
+        changed.append("g")
+    if tau is not None:
+        new_tau = check_int("tau", tau, minimum=0)
+        changed.append("tau")
+    new_m = base.n * new_g + 2 * new_tau + 1
+    if m is not None:
+        new_m = check_int("m", m, minimum=2)
+        changed.append("m")
+    if not changed:
+        return base
+    import dataclasses
+
+    method = base.tail_method if tau is None else "user-chosen τ"
+    return dataclasses.replace(
+        base, g=new_g, tau=new_tau, m=new_m, tail_method=method,
+        tail_interval=base.tail_interval if tau is None else None,
+        tail_interval_below=base.tail_interval_below if tau is None else None,
+        user_parameters=tuple(changed))
