@@ -49,8 +49,8 @@ import numpy as np  # noqa: E402
 from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module
 
 from privtools.bandits import easy_instance, policy, simulate  # noqa: E402
-from privtools.bandits.simulate import batch_plan  # noqa: E402
-from privtools.bandits.widths import paper_width  # noqa: E402
+from privtools.bandits.se.simulation import batch_plan  # noqa: E402
+from privtools.bandits.se.widths import paper_width  # noqa: E402
 
 SEED = 20240607
 K = 10

@@ -37,6 +37,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module
 
+from privtools.bandits.envs.linear import contextual_instance, sphere_instance  # noqa: E402
 from privtools.bandits.zcdp.gope import (  # noqa: E402
     _span_basis,
     g_optimal_design,
@@ -45,7 +46,6 @@ from privtools.bandits.zcdp.gope import (  # noqa: E402
     phase_sensitivity,
     simulate_gope,
 )
-from privtools.bandits.zcdp.linear_envs import contextual_instance, sphere_instance  # noqa: E402
 from privtools.bandits.zcdp.oful import (  # noqa: E402
     CHUNK,
     max_switches,

@@ -35,8 +35,8 @@ import platform  # noqa: E402
 import numpy as np  # noqa: E402
 from _bench import bench_args, best_of, print_table  # noqa: E402 - sibling module
 
+from privtools.bandits.envs import bernoulli_instance  # noqa: E402
 from privtools.bandits.zcdp import simulate_ucb, zcdp_policy  # noqa: E402
-from privtools.bandits.zcdp.finite_presets import bernoulli_instance  # noqa: E402
 
 SEED = 20240607
 K = 10

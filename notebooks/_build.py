@@ -2,6 +2,8 @@
 
     python notebooks/_build.py            # write notebooks/*.ipynb (no outputs)
     python notebooks/_build.py --execute  # and execute them in place (outputs stored)
+    python notebooks/_build.py --check    # exit 1 if a committed notebook's cells differ
+                                          # from its source (CI runs this)
 
 Cells are separated by ``# %%`` lines; ``# %% [markdown]`` cells hold Markdown as ``# ``
 comment lines. CI executes the .ipynb files with nbmake at reduced sizes; set
@@ -58,6 +60,36 @@ def build(execute: bool = False) -> list[Path]:
     return out
 
 
+def check(here: Path = HERE) -> list[str]:
+    """Names of the notebooks whose committed cells (kind and source; outputs ignored) differ
+    from what their ``src`` file builds, or that are missing, or that have no source."""
+    bad = []
+    sources = {src.stem: src for src in sorted((here / "src").glob("*.py"))}
+    for stem, src in sources.items():
+        path = here / (stem + ".ipynb")
+        if not path.exists():
+            bad.append(f"{path.name}: missing (build it from {src.name})")
+            continue
+        want = [(c.cell_type, c.source) for c in _cells(src.read_text())]
+        have = [(c.cell_type, c.source) for c in nbformat.read(path, as_version=4).cells]
+        if want != have:
+            first = next((i for i, (w, h) in enumerate(zip(want, have)) if w != h),
+                         min(len(want), len(have)))
+            bad.append(f"{path.name}: cell {first} differs from {src.name} "
+                       f"({len(have)} cells committed, {len(want)} built)")
+    for path in sorted(here.glob("*.ipynb")):
+        if path.stem not in sources:
+            bad.append(f"{path.name}: no source in notebooks/src")
+    return bad
+
+
 if __name__ == "__main__":
+    if "--check" in sys.argv:
+        problems = check()
+        for line in problems:
+            print(line)
+        print(f"{len(problems)} notebook(s) out of date" if problems else
+              "notebooks match their sources")
+        sys.exit(1 if problems else 0)
     for p in build(execute="--execute" in sys.argv):
         print(p)

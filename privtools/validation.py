@@ -31,7 +31,6 @@ POINT_LIMIT = 2**62
 
 
 __all__ = [
-    "ParameterError",
     "as_rng",
     "check_dps",
     "check_int",
@@ -39,6 +38,9 @@ __all__ = [
     "check_size",
     "to_fraction",
     "check_positive_fraction",
+    "check_nonneg",
+    "check_location",
+    "POINT_LIMIT",
 ]
 
 
@@ -97,6 +99,14 @@ def check_positive_fraction(name: str, value, *, upper=None, upper_inclusive=Fal
             raise ParameterError(f"{name} must be <= {upper}, got {value!r}")
         if not upper_inclusive and out >= upper:
             raise ParameterError(f"{name} must be < {upper}, got {value!r}")
+    return out
+
+
+def check_nonneg(name: str, value) -> Fraction:
+    """A finite number >= 0, exact."""
+    out = to_fraction(name, value)
+    if out < 0:
+        raise ParameterError(f"{name} must be >= 0, got {value!r}")
     return out
 
 

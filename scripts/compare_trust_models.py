@@ -30,10 +30,10 @@ from pathlib import Path
 
 from privtools.accounting import RdpAccountant, SkellamEvent, discrete_gaussian_sum_cdp, zcdp_to_dp
 from privtools.bandits import policy
-from privtools.bandits.plots import plot_regret
-from privtools.bandits.runner import make_tasks, run_tasks, summarize
-from privtools.bandits.zcdp import zcdp_policy
-from privtools.bandits.zcdp.finite_presets import FINITE_TEN
+from privtools.bandits.experiments.plots import plot_regret
+from privtools.bandits.experiments.presets import FINITE_TEN
+from privtools.bandits.experiments.runner import make_tasks, run_tasks, summarize
+from privtools.bandits.zcdp import simulate_ucb, zcdp_policy
 from privtools.planning import plan
 
 DELTA = 1e-6
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
     batch = make_tasks(specs[:0] + [s for s in specs if not hasattr(s, "beta")] +
                        [policy("se")], FINITE_TEN, runs, T)
     zcdp = make_tasks([s for s in specs if hasattr(s, "beta")] + [zcdp_policy("ucb-twin")],
-                      FINITE_TEN, runs, T, simulator="privtools.bandits.zcdp.ucb:simulate_ucb")
+                      FINITE_TEN, runs, T, simulator=simulate_ucb)
     t1 = time.perf_counter()
     import pandas as pd
 

@@ -18,7 +18,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from privtools.bandits.movielens import (
+from privtools.bandits.envs.movielens import (
     INTER_MEMBER,
     INTER_SHA256,
     MAX_K,

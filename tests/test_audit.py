@@ -9,8 +9,8 @@ import scipy.stats as st
 from hypothesis import given
 from hypothesis import strategies as hst
 
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace
-from privtools.validation import ParameterError
 from verification import exact
 from verification.audit import audit_mechanism, audit_sampler, clopper_pearson
 from verification.bugs import N_USERS, SCALE, buggy_cases, correct_cases

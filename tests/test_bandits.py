@@ -22,9 +22,10 @@ from privtools.bandits import (
     policy,
     simulate,
 )
-from privtools.bandits.simulate import batch_plan
-from privtools.bandits.widths import dpse_batch_size, exact_width, paper_width
-from privtools.validation import ParameterError
+from privtools.bandits.se import simulation
+from privtools.bandits.se.simulation import batch_plan
+from privtools.bandits.se.widths import dpse_batch_size, exact_width, paper_width
+from privtools.errors import ParameterError
 
 # ------------------------------------------------------------------------ environments
 
@@ -277,9 +278,7 @@ def test_secure_computations_run_and_agree_with_ideal(secure):
 def test_large_batches_stream_through_user_chunks(monkeypatch):
     """A batch with more users than the chunk size gives the same estimates' law; here:
     with a tiny chunk size the run still completes and the regret identity holds."""
-    import importlib
-
-    sim = importlib.import_module("privtools.bandits.simulate")
+    sim = simulation
     monkeypatch.setattr(sim, "CHUNK_ENTRIES", 64)
     env = GaussianEnv((0.3, 0.32, 0.8))
     for spec in (policy("dist-dp-se", epsilon=1), policy("cdp-se", epsilon=1),

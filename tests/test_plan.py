@@ -6,7 +6,6 @@ plans that must fail."""
 import dataclasses
 import json
 import math
-import time
 from fractions import Fraction
 
 import mpmath
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 
 from privtools.certified import ends
 from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 from privtools.planning import (
     SUPPORTED,
@@ -26,7 +26,6 @@ from privtools.planning import (
     total_noise_tail,
     with_parameters,
 )
-from privtools.validation import ParameterError
 from verification.divergence import renyi_shift
 from verification.exact import sum_pmf
 from verification.plan_check import laplace_wrapped_llr, verify_plan
@@ -230,7 +229,7 @@ def test_verify_plan_passes_correct_plans(theorem, tail):
     chk = verify_plan(pl)
     assert chk.passed, chk.reasons
     assert chk.reasons == () and chk.bits == pl.bits
-    assert _frac(chk.failure[1]) <= pl.failure_probability
+    assert _frac(ends(chk.failure)[1]) <= pl.failure_probability
     d = chk.to_dict()
     json.dumps(d)
     assert d["passed"] and {f["name"] for f in d["findings"]} >= {"failure probability"}
@@ -254,7 +253,7 @@ def test_verify_plan_fails_when_tau_is_too_small(theorem):
     pl = plan(epsilon="1", n=16, horizon=10**4, tail="exact", **KINDS[theorem])
     chk = verify_plan(dataclasses.replace(pl, tau=pl.tau - 1, m=pl.m - 2))
     assert [r.split(":")[0] for r in chk.reasons] == ["failure probability"]
-    assert _frac(chk.failure[0]) > pl.failure_probability
+    assert _frac(ends(chk.failure)[0]) > pl.failure_probability
 
 
 def test_lemma5_with_c_1_is_caught():
@@ -268,7 +267,7 @@ def test_short_modulus_counts_the_wrap():
     ok = verify_plan(pl)
     short = verify_plan(with_parameters(pl, m=pl.m - 10))
     assert short.plan.user_parameters == ("m",)
-    assert short.failure[0] > ok.failure[1]
+    assert ends(short.failure)[0] > ends(ok.failure)[1]
     assert not short.passed
     # a generous τ absorbs a slightly short modulus
     roomy = with_parameters(pl, tau=pl.tau + 40, m=pl.n * pl.g + 2 * pl.tau + 81 - 10)
@@ -294,11 +293,10 @@ def test_wrapped_laplace_llr_closed_form_matches_tabulation(b, g, m):
 
 
 @pytest.mark.parametrize("privacy", ["pure-dp", "rdp", "cdp"])
-def test_n_2_20_plans_verify_in_under_10_seconds(privacy):
-    t0 = time.perf_counter()
+def test_n_2_20_plans_verify(privacy):
+    """(Its time is measured in benchmarks/bench_plan.py, not asserted here.)"""
     pl = plan(privacy=privacy, epsilon="1", n=2**20, horizon=10**6, tail="exact")
     chk = verify_plan(pl)
-    assert time.perf_counter() - t0 < 10
     assert chk.passed, chk.reasons
 
 

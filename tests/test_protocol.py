@@ -23,6 +23,7 @@ from hypothesis import strategies as hst
 
 import privtools.protocol.views as views_module
 from privtools.certified import ends
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteLaplace
 from privtools.planning import theorem_params
 from privtools.protocol import (
@@ -30,6 +31,7 @@ from privtools.protocol import (
     MaskedSecAgg,
     SecureOutput,
     ShuffleSecAgg,
+    add_central_noise,
     analyze,
     analyze_many,
     check_messages,
@@ -41,13 +43,13 @@ from privtools.protocol import (
     neighbours,
     protocol_params,
     randomize,
+    randomize_parts,
     run_batch,
     run_batches,
     server_view,
     view_mechanism,
 )
 from privtools.protocol.randomizer import add_mod
-from privtools.validation import ParameterError
 from verification.exact import sum_pmf
 from verification.gof import g_test
 from verification.tails import exact_tail, interval_ends
@@ -333,6 +335,27 @@ def test_central_analyzer_adds_noise():
     z = analyze_many(np.full(50_000, S), plan, np.random.default_rng(9))
     noise = np.rint(z * plan.g).astype(np.int64) - S
     assert g_test(noise, plan.central_noise).p_value >= P_MIN
+
+
+@pytest.mark.parametrize("theorem,kw", THEOREMS, ids=IDS)
+def test_public_stages_compose_to_run_batches(theorem, kw):
+    """R (randomize_parts), the ideal modular sum, A's noise step (add_central_noise) and
+    A's wrap correction (decode_many) draw the same numbers as run_batches, in order."""
+    plan = make_plan(theorem, "1", 16, "1/4", **kw)
+    X = np.random.default_rng(0).random((5, plan.n))
+    gen = np.random.default_rng(7)
+    xhat, eta, y = randomize_parts(X, plan, gen)
+    assert xhat.shape == y.shape == X.shape and (eta is None) == (plan.trust == "central")
+    released, eta_c = add_central_noise(modular_sum(y, plan.m, axis=1), plan, gen)
+    assert (eta_c is None) == (plan.trust != "central")
+    res = run_batches(X, plan, 7)
+    assert np.array_equal(decode_many(released, plan), res.z_int)
+    assert np.array_equal(eta_c if eta is None else eta.sum(axis=1), res.noise)
+    assert np.array_equal(randomize_parts(X[0], plan, 3)[2], randomize(X[0], plan, 3))
+    with pytest.raises(ParameterError, match="outside"):
+        add_central_noise(np.array([plan.m]), plan, 0)
+    with pytest.raises(ParameterError, match="rewards"):
+        randomize_parts(X + 1, plan, 0)
 
 
 # --------------------------------------------------------------- (e) secure implementations

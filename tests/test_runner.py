@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privtools.bandits import movielens as ml
-from privtools.bandits.presets import PRESETS, get_preset
-from privtools.bandits.runner import (
+from privtools.bandits.envs import movielens as ml
+from privtools.bandits.experiments.presets import PRESETS, get_preset
+from privtools.bandits.experiments.runner import (
     COLUMNS,
     EnvSpec,
     default_checkpoints,
@@ -35,17 +35,7 @@ from privtools.bandits.runner import (
     task_seed,
 )
 
-try:
-    from privtools.bandits import simulate as _real_simulate  # noqa: F401
-
-    HAVE_BANDITS = True
-except ImportError:
-    HAVE_BANDITS = False
-
-needs_bandits = pytest.mark.skipif(not HAVE_BANDITS, reason="privtools.bandits.simulate "
-                                   "not available")
 ROOT = Path(__file__).resolve().parents[1]
-WHEEL = Path("/tmp/recbole_wheel/recbole-1.2.1-py3-none-any.whl")
 
 
 # --- a tiny stand-in policy / environment / simulate (module level: picklable) -----------
@@ -90,13 +80,13 @@ def fake_simulate(spec, env, horizon, rng=None, *, checkpoints=None):
     return FakeResult(t, reg, env.name)
 
 
-FAKE_ENV = EnvSpec("fake", "tests.test_runner:fake_instance", K=5)
+FAKE_ENV = EnvSpec("fake", fake_instance, K=5)
 FAKE_SPECS = [FakeSpec("a", 0.1), FakeSpec("a", 1.0), FakeSpec("b", 1.0, s=10),
               FakeSpec("np")]
 
 
 def _fake_tasks(runs=3):
-    return make_tasks(FAKE_SPECS, FAKE_ENV, runs, 1000, simulator="tests.test_runner:fake_simulate")
+    return make_tasks(FAKE_SPECS, FAKE_ENV, runs, 1000, simulator=fake_simulate)
 
 
 # --- seeds and tasks -----------------------------------------------------------------------
@@ -115,8 +105,15 @@ def test_make_tasks_run_major_prefix_and_instances():
     assert t5[: len(t3)] == t3
     assert [t.index for t in t5] == list(range(len(t5)))
     assert {t.instance for t in t5 if t.run == 4} == {4}
-    fixed = EnvSpec("fixed", "tests.test_runner:fake_instance", K=5, random=False)
+    fixed = EnvSpec("fixed", fake_instance, K=5, random=False)
     assert {t.instance for t in make_tasks(FAKE_SPECS, fixed, 3, 100)} == {0}
+    assert FAKE_ENV.factory_name == "tests.test_runner.fake_instance"
+    assert t3[0].simulator_name == "tests.test_runner.fake_simulate"
+    # factories and simulators are the functions themselves, never "module:attr" strings
+    with pytest.raises(TypeError, match="factory"):
+        EnvSpec("fake", "tests.test_runner:fake_instance", K=5)
+    with pytest.raises(TypeError, match="simulator"):
+        make_tasks(FAKE_SPECS, FAKE_ENV, 1, 100, simulator="tests.test_runner:fake_simulate")
     with pytest.raises(ValueError, match="runs"):
         make_tasks(FAKE_SPECS, FAKE_ENV, 0, 100)
     with pytest.raises(ValueError, match="horizon"):
@@ -157,7 +154,7 @@ def test_summary_and_files(tmp_path):
     assert np.array_equal(back["regret"].to_numpy(), df["regret"].to_numpy())
     pd.testing.assert_frame_equal(pd.read_parquet(paths["parquet"]), df, check_exact=True)
     assert json.loads(paths["summary"].read_text())["preset"] == "fake"
-    from privtools.bandits.plots import plot_regret
+    from privtools.bandits.experiments.plots import plot_regret
 
     png = plot_regret(df, tmp_path / "r.png", title="fake")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -166,13 +163,12 @@ def test_summary_and_files(tmp_path):
 # --- determinism across executors with the real policies ------------------------------------
 
 def test_identical_on_1_vs_2_processes_vs_dask():
-    """Stand-in tasks always; the smoke preset's real policies (T = 10^4) when available.
+    """Stand-in tasks and the smoke preset's real policies (T = 10^4).
     Dask is used both through ``Client.get_executor()`` and through ``scheduler=ADDRESS``."""
-    distributed = pytest.importorskip("distributed")
-    task_lists = [_fake_tasks(2)]
-    if HAVE_BANDITS:
-        p = get_preset("smoke").with_overrides(runs=2, horizon=10_000)
-        task_lists.append(make_tasks(p.specs(), p.env, p.runs, p.horizon))
+    distributed = pytest.importorskip("distributed",
+                                      reason="optional dependency: dask[distributed]")
+    p = get_preset("smoke").with_overrides(runs=2, horizon=10_000)
+    task_lists = [_fake_tasks(2), make_tasks(p.specs(), p.env, p.runs, p.horizon)]
     ones = [run_tasks(tasks, 11, workers=1, progress=False) for tasks in task_lists]
     twos = [run_tasks(tasks, 11, workers=2, progress=False) for tasks in task_lists]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -209,7 +205,6 @@ def test_presets_valid():
         PRESETS["smoke"].with_overrides(horizon=9)
 
 
-@needs_bandits
 def test_preset_specs_build():
     for p in PRESETS.values():
         specs = p.specs()
@@ -245,15 +240,27 @@ def test_derive_top_counts_on_synthetic_inter():
     assert ml.parse_table(ml.format_table(movies)) == movies
 
 
-@pytest.mark.skipif(not WHEEL.exists(), reason="recbole wheel not cached locally")
-def test_derivation_script_reproduces_shipped_table():
+@pytest.fixture(scope="session")
+def recbole_wheel(tmp_path_factory):
+    """The recbole 1.2.1 wheel from PyPI (about 2 MB), which carries MovieLens-100K's ratings;
+    the shipped table is derived from it."""
+    cache = tmp_path_factory.mktemp("recbole")
+    got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                          "recbole==1.2.1", "-d", str(cache)], capture_output=True, text=True)
+    wheel = cache / "recbole-1.2.1-py3-none-any.whl"
+    if got.returncode != 0 or not wheel.exists():
+        pytest.skip("optional dependency: the recbole 1.2.1 wheel could not be downloaded from "
+                    f"PyPI ({got.stderr.strip()[-200:]})")
+    return wheel
+
+
+def test_derivation_script_reproduces_shipped_table(recbole_wheel):
     res = subprocess.run([sys.executable, str(ROOT / "scripts" / "derive_movielens.py"),
-                          "--wheel", str(WHEEL)], capture_output=True, text=True)
+                          "--wheel", str(recbole_wheel)], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "equals the shipped one" in res.stdout
 
 
-@needs_bandits
 def test_movielens_instance_rewards():
     env = ml.movielens_instance(10)
     assert np.allclose(np.sort(np.asarray(env.means)), np.sort([m.mean_reward for m in
@@ -284,7 +291,6 @@ def test_cli_bad_input_exits_2_before_work(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-@needs_bandits
 def test_cli_smoke_json(tmp_path):
     from typer.testing import CliRunner
 
@@ -300,7 +306,6 @@ def test_cli_smoke_json(tmp_path):
         assert (out / name).stat().st_size > 0
 
 
-@needs_bandits
 def test_ci_command_fig1_easy_is_fast(tmp_path):
     """The command CI runs: `privtools simulate --preset fig1-easy --runs 2 --horizon 100000`."""
     from typer.testing import CliRunner

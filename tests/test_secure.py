@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from privtools.errors import ProtocolError
+from privtools.errors import ParameterError, ProtocolError
 from privtools.protocol import _prg, _shamir, secure
 from privtools.protocol.secure import (
     IdealSecAgg,
@@ -32,7 +32,6 @@ from privtools.protocol.secure import (
     SecureOutput,
     ShuffleSecAgg,
 )
-from privtools.validation import ParameterError
 
 P_MIN = 1e-4
 

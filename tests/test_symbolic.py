@@ -4,7 +4,6 @@ deliberately false variants fed down the same code path are rejected."""
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import pytest
 import sympy as sp
@@ -24,11 +23,7 @@ CHECK_FUNCTIONS = [
 
 @pytest.fixture(scope="module")
 def checks() -> list[SymbolicCheck]:
-    t0 = time.perf_counter()
-    out = sym.all_checks()
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 60, f"all_checks took {elapsed:.1f}s"
-    return out
+    return sym.all_checks()  # (timed in benchmarks/bench_proofs.py)
 
 
 def test_all_checks_hold(checks):

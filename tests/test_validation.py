@@ -7,8 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
-from privtools.validation import ParameterError, to_fraction
+from privtools.validation import to_fraction
 
 BAD_NUMBERS = [0, -1, math.nan, math.inf, -math.inf, "abc", True, None, [1]]
 

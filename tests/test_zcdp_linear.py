@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privtools.accounting import zcdp_to_dp
-from privtools.bandits.runner import run_tasks
+from privtools.bandits.envs.linear import (
+    ContextualEnv,
+    LinearEnv,
+    contextual_instance,
+    sphere_instance,
+)
+from privtools.bandits.experiments.presets import ZCDP_LINEAR_PRESETS
+from privtools.bandits.experiments.runner import run_tasks
 from privtools.bandits.zcdp.gope import (
     FW_TOL,
     g_optimal_design,
@@ -23,20 +30,13 @@ from privtools.bandits.zcdp.gope import (
     release,
     simulate_gope,
 )
-from privtools.bandits.zcdp.linear_envs import (
-    ContextualEnv,
-    LinearEnv,
-    contextual_instance,
-    sphere_instance,
-)
-from privtools.bandits.zcdp.linear_presets import ZCDP_LINEAR_PRESETS
 from privtools.bandits.zcdp.oful import (
     SENSITIVITY,
     episode_statistic,
     oful_policy,
     simulate_oful,
 )
-from privtools.validation import ParameterError
+from privtools.errors import ParameterError
 from verification.audit import audit_mechanism
 
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtools.bandits.environments import BernoulliEnv, CustomEnv
+from privtools.bandits.envs import BernoulliEnv, CustomEnv, bernoulli_instance, five_arm_instance
+from privtools.bandits.experiments.presets import ZCDP_FINITE_PRESETS
 from privtools.bandits.zcdp import (
     ZcdpSpec,
     discrete_release,
@@ -24,13 +25,8 @@ from privtools.bandits.zcdp import (
     simulate_ucb,
     zcdp_policy,
 )
-from privtools.bandits.zcdp.finite_presets import (
-    ZCDP_FINITE_PRESETS,
-    bernoulli_instance,
-    five_arm_instance,
-)
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian
-from privtools.validation import ParameterError
 from verification.audit import audit_mechanism
 
 PRIVATE = ("adac-ucb", "adac-ucb-discrete")
@@ -242,7 +238,7 @@ def test_spec_label_and_pickle():
 
 @pytest.mark.parametrize("name", sorted(ZCDP_FINITE_PRESETS))
 def test_preset_through_runner(name):
-    from privtools.bandits.runner import run_tasks
+    from privtools.bandits.experiments.runner import run_tasks
 
     preset = ZCDP_FINITE_PRESETS[name]
     assert preset.privacy_symbol == "ρ" and preset.epsilons == (0.01, 0.1, 1.0)

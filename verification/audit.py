@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.stats as st
 
-from privtools.accounting._numeric import check_nonneg
 from privtools.certified.search import last_true
-from privtools.noise._base import IntegerDistribution
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.noise import IntegerDistribution
+from privtools.validation import as_rng, check_int, check_nonneg
 
 from .gof import _TableLaw, g_test
 

@@ -23,6 +23,7 @@ from fractions import Fraction
 import mpmath
 
 from privtools.certified.intervals import Interval, ends
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, combine, status_le
@@ -53,7 +54,7 @@ class Claim:
 
     def grid(self, which: str) -> tuple[dict, ...]:
         if which not in ("reduced", "full"):
-            raise ValueError(f"grid must be 'reduced' or 'full', got {which!r}")
+            raise ParameterError(f"grid must be 'reduced' or 'full', got {which!r}")
         return self.reduced if which == "reduced" else self.full
 
 
@@ -404,7 +405,7 @@ def get(name: str) -> Claim:
         if c.name == name:
             return c
     names = ", ".join(c.name for c in all_claims())
-    raise ValueError(f"unknown claim {name!r}; known: {names}")
+    raise ParameterError(f"unknown claim {name!r}; known: {names}")
 
 
 def check(name: str, grid: str = "reduced", progress: Callable[[], None] | None = None

@@ -14,8 +14,8 @@ import numpy as np
 import scipy.stats as st
 
 from privtools.certified.search import last_true
-from privtools.noise._base import IntegerDistribution
-from privtools.validation import ParameterError
+from privtools.errors import ParameterError
+from privtools.noise import IntegerDistribution
 
 __all__ = ["GTestResult", "g_test"]
 

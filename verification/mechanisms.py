@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools.validation import ParameterError
+from privtools.errors import ParameterError
 
 __all__ = ["MECHANISMS", "ProtocolMechanism", "protocol_mechanism"]
 

@@ -53,14 +53,16 @@ import mpmath
 
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
-from privtools.certified.intervals import ends, from_ball
+from privtools.certified.intervals import Interval, ends, from_ball, interval
+from privtools.certified.rounding import add_down, add_up, div_down, div_up, sub_down, sub_up
+from privtools.errors import ParameterError
 from privtools.exact import exact_tail, sum_pmf
 from privtools.noise import (
     IntegerDistribution,
     NoiseSum,
 )
 from privtools.planning import Plan, theorem_params, total_noise_tail
-from privtools.validation import ParameterError, check_int, check_positive_fraction
+from privtools.validation import check_int, check_positive_fraction
 
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 
@@ -113,8 +115,8 @@ class PlanCheck:
     dp_epsilon: float | None
     dp_delta: float | None
     dp_epsilon_target: float | None
-    tail: tuple[mpmath.mpf, mpmath.mpf]
-    failure: tuple[mpmath.mpf, mpmath.mpf]
+    tail: Interval
+    failure: Interval
     tail_method: str
     bits: int
     seconds: float
@@ -192,7 +194,7 @@ _PREC = 512  # precision of the directed sums of interval ends below
 
 
 def _add(x, y, rounding: str) -> mpmath.mpf:
-    return mpmath.fadd(x, y, prec=_PREC, rounding=rounding)
+    return (add_up if rounding == "c" else add_down)(x, y, prec=_PREC)
 
 
 def _one_sided_above(law, t: int, dps: int, p: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -202,8 +204,8 @@ def _one_sided_above(law, t: int, dps: int, p: Fraction) -> tuple[mpmath.mpf, mp
         return mpmath.ldexp(lo, -1), mpmath.ldexp(hi, -1)
     # P(N > t) = 1 − P(N >= −t) = 1 − P(N > −t − 1)
     lo, hi = ends(total_noise_tail(law, -t - 1, dps=dps, p=p))
-    return (mpmath.fsub(1, mpmath.ldexp(hi, -1), prec=_PREC, rounding="f"),
-            mpmath.fsub(1, mpmath.ldexp(lo, -1), prec=_PREC, rounding="c"))
+    return (sub_down(1, mpmath.ldexp(hi, -1), prec=_PREC),
+            sub_up(1, mpmath.ldexp(lo, -1), prec=_PREC))
 
 
 def _crosscheck_tail(law, tau: int, p: Fraction):
@@ -262,8 +264,8 @@ def _bounds_of(q: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
     """An mpf enclosure of a rational (exact when representable)."""
     bits = q.numerator.bit_length() + q.denominator.bit_length() + 64
     with mpmath.workprec(bits):
-        lo = mpmath.fdiv(q.numerator, q.denominator, rounding="f")
-        hi = mpmath.fdiv(q.numerator, q.denominator, rounding="c")
+        lo = div_down(q.numerator, q.denominator)
+        hi = div_up(q.numerator, q.denominator)
     return lo, hi
 
 
@@ -394,7 +396,7 @@ def _failure(plan: Plan, dps: int):
                                 _fmt_iv(clo, chi), _fmt_iv(*tail),
                                 f"P(|N| > τ) by {how}: " + ("agrees" if agree else
                                                              "DISAGREES")))
-    return findings, tail, (lo, hi)
+    return findings, interval(*tail), interval(lo, hi)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -47,6 +47,8 @@ from flint import arb
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import fraction_bounds
+from privtools.certified.rounding import div_down, div_up, sub_up
+from privtools.errors import CertificationError, ParameterError
 from privtools.exact import ExactPMF, sum_pmf
 from privtools.exact.tails import (
     PMFTails,
@@ -55,15 +57,8 @@ from privtools.exact.tails import (
     exact_tail,
     resolve_center,
 )
-from privtools.noise import DiscreteLaplace
-from privtools.noise._base import IntegerDistribution
-from privtools.validation import (
-    ParameterError,
-    check_dps,
-    check_int,
-    check_positive_fraction,
-    to_fraction,
-)
+from privtools.noise import DiscreteLaplace, IntegerDistribution
+from privtools.validation import check_dps, check_int, check_positive_fraction, to_fraction
 
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, status_le
 
@@ -124,7 +119,6 @@ def _check_ps(ps) -> list:
 _fraction_bounds = fraction_bounds
 interval_ends = _intervals.ends
 _mpi = _intervals.interval
-_lower_mpf = _arb.lower_mpf
 
 
 def _status(interval, p: Fraction) -> str:
@@ -249,8 +243,7 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
         p_lo, p_hi = _fraction_bounds(pf, bits)
         with mpmath.workprec(bits):
             t_lo, t_hi = interval_ends(tail)
-            ratio = _mpi(mpmath.fdiv(t_lo, p_hi, rounding="d"),
-                         mpmath.fdiv(t_hi, p_lo, rounding="u"))
+            ratio = _mpi(div_down(t_lo, p_hi), div_up(t_hi, p_lo))
         if quantile is None:
             slack = None
         elif quantile == 0:
@@ -313,7 +306,7 @@ def fact2_tail(scale) -> Callable:
                 if not x.contains_integer():
                     return max(0, int(x.ceil().unique_fmpz()))
             bits *= 2
-        raise ArithmeticError(f"b log(2/(p(e^(1/b)+1))) is (within 2^-{bits}) an integer "
+        raise CertificationError(f"b log(2/(p(e^(1/b)+1))) is (within 2^-{bits}) an integer "
                               f"at p={p!r}; its ceiling is ambiguous")
 
     return _named(threshold, f"fact2_tail(b={bq})")
@@ -443,12 +436,12 @@ def smallest_constant_lemma5(eps, n, ps, dps: int = 30, pmf: ExactPMF | None = N
     for p, pf in zip(ps, pfs):
         q = tails.quantile(pf)
         if q is None:
-            raise ArithmeticError(f"the PMF cannot decide the quantile at p={p!r} "
+            raise CertificationError(f"the PMF cannot decide the quantile at p={p!r} "
                                   f"(unaccounted mass {mpmath.nstr(pmf.unaccounted, 3)})")
         with _arb.precision(_BOUND_BITS), mpmath.workprec(_BOUND_BITS):
             h = _lemma5_h(e, n, p)
             ratio = _arb.upper_mpf(q / h)
-            h_iv = _mpi(_lower_mpf(h), _arb.upper_mpf(h))
+            h_iv = _mpi(_arb.lower_mpf(h), _arb.upper_mpf(h))
         rows.append((p, q, h_iv, ratio))
         if p_star is None or ratio > best:
             best, p_star = ratio, p
@@ -482,15 +475,15 @@ def fact2_exact_check(scale, ks, dps: int = 40) -> dict:
         with _arb.precision(bits), mpmath.workprec(bits):
             ba = _arb.to_arb(b)
             f = (-k / ba).exp() / ((1 / ba).exp() + 1)
-            f_lo, f_hi = _lower_mpf(f), _arb.upper_mpf(f)
+            f_lo, f_hi = _arb.lower_mpf(f), _arb.upper_mpf(f)
             one = exact_tail(dist, k, two_sided=False, dps=dps)
             two = exact_tail(dist, k, two_sided=True, dps=dps)
             gaps = []
             for iv, scale_f in ((one, 1), (two, 2)):
                 lo, hi = interval_ends(iv)
                 flo, fhi = scale_f * f_lo, scale_f * f_hi
-                gap = max(mpmath.fsub(hi, flo, rounding="u"), mpmath.fsub(fhi, lo, rounding="u"))
-                gaps.append(mpmath.fdiv(gap, flo, rounding="u"))
+                gap = max(sub_up(hi, flo), sub_up(fhi, lo))
+                gaps.append(div_up(gap, flo))
                 consistent &= bool(lo <= fhi and flo <= hi)
             rel = max(gaps)
         worst = max(worst, rel)

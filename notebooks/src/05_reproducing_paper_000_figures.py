@@ -18,9 +18,9 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from privtools.bandits.plots import plot_regret
-from privtools.bandits.presets import get_preset
-from privtools.bandits.runner import run_tasks, summarize
+from privtools.bandits.experiments.plots import plot_regret
+from privtools.bandits.experiments.presets import get_preset
+from privtools.bandits.experiments.runner import run_tasks, summarize
 
 FULL = os.environ.get("PRIVTOOLS_FULL") == "1"
 out = Path("nb05-output")

@@ -16,9 +16,9 @@ import json
 import os
 from pathlib import Path
 
-from privtools.bandits.plots import plot_regret
-from privtools.bandits.presets import get_preset
-from privtools.bandits.runner import run_tasks, summarize
+from privtools.bandits.experiments.plots import plot_regret
+from privtools.bandits.experiments.presets import get_preset
+from privtools.bandits.experiments.runner import run_tasks, summarize
 from privtools.bandits.zcdp import privacy_report, zcdp_policy
 
 FULL = os.environ.get("PRIVTOOLS_FULL") == "1"

@@ -12,8 +12,8 @@ import time
 
 from distributed import Client, LocalCluster
 
-from privtools.bandits.presets import get_preset
-from privtools.bandits.runner import run_tasks
+from privtools.bandits.experiments.presets import get_preset
+from privtools.bandits.experiments.runner import run_tasks
 
 preset = get_preset("fig1-easy").with_overrides(runs=2, horizon=50_000)
 tasks = preset.tasks()

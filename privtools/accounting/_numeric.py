@@ -1,7 +1,7 @@
 """Numeric conventions shared by the accounting modules.
 
 * Parameters are validated and held exactly (:class:`fractions.Fraction`, via
-  ``privtools._validation``) before any work is done; errors name the parameter.
+  ``privtools.validation``) before any work is done; errors name the parameter.
 * Every privacy quantity is computed in mpmath at a working precision chosen for the
   cancellation it faces (e.g. ``log(1 - 1/α)`` near α = 1, ``log T / (α − 1)`` with
   T ≈ 1), then returned as a Python float **rounded up** (:func:`up`) — a float that is
@@ -21,7 +21,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from privtools.validation import ParameterError, check_int, check_positive_fraction, to_fraction
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_positive_fraction, to_fraction
 
 # Working precision (decimal digits) before cancellation guards are added.
 BASE_DPS = 30
@@ -83,14 +84,6 @@ def check_alpha(alpha, *, integer: bool = False, name: str = "alpha") -> Fractio
     if integer and a.denominator != 1:
         raise ParameterError(f"{name} must be an integer > 1, got {alpha!r}")
     return a
-
-
-def check_nonneg(name: str, value) -> Fraction:
-    """A finite number >= 0, exact."""
-    out = to_fraction(name, value)
-    if out < 0:
-        raise ParameterError(f"{name} must be >= 0, got {value!r}")
-    return out
 
 
 def check_delta(delta, name: str = "delta") -> Fraction:

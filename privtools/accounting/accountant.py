@@ -30,10 +30,11 @@ from functools import lru_cache
 import mpmath
 
 from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
 from privtools.exact import sum_pmf
 from privtools.exact.divergence import renyi_shift
 from privtools.noise import DiscreteGaussian, Skellam
-from privtools.validation import ParameterError, check_int
+from privtools.validation import check_int
 
 from ._numeric import (
     BASE_DPS,

@@ -20,13 +20,13 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools.validation import ParameterError, check_int, check_positive_fraction
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
 from ._numeric import (
     BASE_DPS,
     Curve,
     check_delta,
-    check_nonneg,
     eval_rdp,
     is_sequence,
     mpf,

@@ -29,7 +29,8 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools.validation import ParameterError
+from privtools.errors import ParameterError
+from privtools.validation import check_nonneg
 
 from ._numeric import (
     BASE_DPS,
@@ -38,7 +39,6 @@ from ._numeric import (
     as_value,
     check_alpha,
     check_delta,
-    check_nonneg,
     eval_rdp,
     guard_dps,
     is_sequence,

@@ -22,12 +22,12 @@ from functools import lru_cache
 
 import mpmath
 
-from privtools.validation import ParameterError, check_int, check_positive_fraction
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
 from ._numeric import (
     BASE_DPS,
     alphas,
-    check_nonneg,
     check_sensitivity,
     curve_output,
     guard_dps,

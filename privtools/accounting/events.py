@@ -28,9 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from privtools.validation import ParameterError, check_int, check_positive_fraction
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
-from ._numeric import check_nonneg, check_sensitivity
+from ._numeric import check_sensitivity
 
 __all__ = [
     "DpEvent",

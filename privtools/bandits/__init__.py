@@ -1,13 +1,21 @@
-"""Private batch successive elimination (000 Alg. 1) on simulated bandit environments.
+"""Private bandits on simulated environments, one room per concern:
 
-    environments   Environment, GaussianEnv, BernoulliEnv, BetaEnv, EmpiricalEnv, CustomEnv,
-                   easy_instance, hard_instance (000 §7)
-    policies       PolicySpec, policy, POLICIES — immutable descriptions of the algorithms
-    widths         the confidence widths β(b) (Lemma 2 of 000; DP-SE of Sajed & Sheffet 2019)
-    simulate       simulate(spec, env, horizon, rng) -> RunResult (vectorized per batch)
+    envs          environments and the named instances of both papers: Environment,
+                  GaussianEnv (clipped), BernoulliEnv, BetaEnv, EmpiricalEnv, CustomEnv,
+                  easy_instance, hard_instance (000 §7), the 001 §VII instances, the linear
+                  environments and the MovieLens instance
+    runs          run helpers shared by every family: default_checkpoints, check_run,
+                  check_checkpoints
+    se            paper 000: batch successive elimination (000 Alg. 1) and DP-SE —
+                  PolicySpec, policy, POLICIES, the widths β(b), simulate -> RunResult
+    zcdp          paper 001: AdaC-UCB, AdaC-GOPE, AdaC-OFUL and their non-private twins
+    experiments   the runner (serial / processes / Dask), the preset registry, the figures
+
+Imports point downwards only: ``experiments`` imports ``se`` and ``zcdp``, which import
+``runs`` and ``envs``; none of them imports ``experiments``.
 """
 
-from .environments import (
+from .envs import (
     BernoulliEnv,
     BetaEnv,
     CustomEnv,
@@ -17,8 +25,8 @@ from .environments import (
     easy_instance,
     hard_instance,
 )
-from .policies import POLICIES, PolicySpec, policy
-from .simulate import NoiseRecord, RunResult, batch_plan, default_checkpoints, simulate
+from .runs import default_checkpoints
+from .se import POLICIES, NoiseRecord, PolicySpec, RunResult, batch_plan, policy, simulate
 
 __all__ = [
     "Environment", "GaussianEnv", "BernoulliEnv", "BetaEnv", "EmpiricalEnv", "CustomEnv",

@@ -19,6 +19,8 @@ import flint
 import mpmath
 from flint import arb, fmpq
 
+from ..errors import ParameterError
+
 LOG2_10 = math.log2(10.0)
 GUARD_BITS = 32
 
@@ -60,7 +62,7 @@ def to_arb(x) -> arb:
         return arb(fmpq(int(x.numerator), int(x.denominator)))
     if isinstance(x, int):
         return arb(x)
-    raise TypeError(f"cannot convert {type(x).__name__} to an exact Arb value")
+    raise ParameterError(f"cannot convert {type(x).__name__} to an exact Arb value")
 
 
 def nonneg(x: arb) -> arb:

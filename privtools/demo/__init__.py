@@ -195,7 +195,7 @@ def _plans() -> list[dict]:
         rows.append({"privacy": privacy, "theorem": p.theorem, "s": s, "g": p.g,
                      "tau_bound": p.tau_bound, "tau": p.tau, "m": p.m, "bits": p.bits,
                      "bits_bound": p.bits_bound, "passed": bool(chk.passed),
-                     "failure": f"{float(chk.failure[1]):.3g}",
+                     "failure": f"{float(chk.failure.b):.3g}",
                      "privacy_result": next(f"{f.value} ({f.target})" for f in chk.findings
                                             if f.name.startswith("privacy")),
                      "reasons": list(chk.reasons)})
@@ -208,10 +208,10 @@ def _regret(quick: bool, png: Path) -> list[dict]:
     import pandas as pd
 
     from privtools.bandits import policy
-    from privtools.bandits.plots import plot_regret
-    from privtools.bandits.presets import EASY
-    from privtools.bandits.runner import make_tasks, run_tasks, summarize
-    from privtools.bandits.zcdp import zcdp_policy
+    from privtools.bandits.experiments.plots import plot_regret
+    from privtools.bandits.experiments.presets import EASY
+    from privtools.bandits.experiments.runner import make_tasks, run_tasks, summarize
+    from privtools.bandits.zcdp import simulate_ucb, zcdp_policy
 
     T, runs = (20_000, 2) if quick else (200_000, 6)
     batch = [policy("dist-dp-se", epsilon=1), policy("cdp-se", epsilon=1),
@@ -220,7 +220,7 @@ def _regret(quick: bool, png: Path) -> list[dict]:
     df = pd.concat([
         run_tasks(make_tasks(batch, EASY, runs, T), seed=1, workers=1, progress=False),
         run_tasks(make_tasks([zcdp_policy("adac-ucb", epsilon=0.5), zcdp_policy("ucb-twin")],
-                             EASY, runs, T, simulator="privtools.bandits.zcdp.ucb:simulate_ucb"),
+                             EASY, runs, T, simulator=simulate_ucb),
                   seed=1, workers=1, progress=False)], ignore_index=True)
     df.loc[df["policy"].str.startswith("AdaC-UCB"), "epsilon"] = 1.0
     plot_regret(df, png, title=f"easy instances, K = 10, T = {T:,}, {runs} runs, ε = 1")

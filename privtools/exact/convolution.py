@@ -26,9 +26,10 @@ import mpmath
 from flint import arb, arb_poly
 
 from privtools.certified import balls as _arb
+from privtools.certified.rounding import add_up
+from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF, _certified_balls, _check_tail
-from privtools.noise import DiscreteLaplace, Polya, PolyaDifference, Skellam
-from privtools.noise._base import IntegerDistribution
+from privtools.noise import DiscreteLaplace, IntegerDistribution, PolyaDifference
 from privtools.validation import check_dps, check_int
 
 __all__ = ["sum_pmf", "convolve", "closed_form_sum"]
@@ -37,21 +38,14 @@ _METHODS = ("auto", "closed-form", "convolve")
 
 
 def closed_form_sum(share: IntegerDistribution, n: int) -> IntegerDistribution | None:
-    """The law of the n-fold sum when a closed form exists, else None."""
-    if isinstance(share, Skellam):
-        return Skellam(share.variance * n, share.mu * n)
-    if isinstance(share, PolyaDifference):
-        r = share.r * n
-        if r == 1 and share.scale is not None:
-            return DiscreteLaplace(share.scale)  # Fact 1 (000)
-        if share.scale is not None:
-            return PolyaDifference(r, scale=share.scale)
-        return PolyaDifference(r, share.beta)
-    if isinstance(share, Polya):
-        if share.scale is not None:
-            return Polya(share.r * n, scale=share.scale)
-        return Polya(share.r * n, share.beta)
-    return None
+    """The law of the n-fold sum when the share's law states a closed form
+    (``share.sum_of(n)``: Skellam closure, Pólya closure), else None. A Pólya difference with
+    r = 1 and a scale is named Lap_Z(b) (Fact 1 (000)), so that its closed forms apply; the
+    two noise modules do not import each other, so the identification is made here."""
+    closed = share.sum_of(check_int("n", n, minimum=1))
+    if isinstance(closed, PolyaDifference) and closed.r == 1 and closed.scale is not None:
+        return DiscreteLaplace(closed.scale)
+    return closed
 
 
 def sum_pmf(share: IntegerDistribution, n: int, dps: int = 50, tail=None,
@@ -64,15 +58,16 @@ def sum_pmf(share: IntegerDistribution, n: int, dps: int = 50, tail=None,
     ``"convolve"``.
     """
     if not isinstance(share, IntegerDistribution):
-        raise TypeError(f"share must be a privtools.noise distribution, got {type(share).__name__}")
+        raise ParameterError("share must be a privtools.noise distribution, got "
+                             f"{type(share).__name__}")
     n = check_int("n", n, minimum=1)
     dps = check_dps(dps)
     tail = _check_tail(tail, dps)
     if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+        raise ParameterError(f"method must be one of {_METHODS}, got {method!r}")
     closed = closed_form_sum(share, n) if method != "convolve" else None
     if method == "closed-form" and closed is None:
-        raise ValueError(f"no closed form for sums of {type(share).__name__}; use 'convolve'")
+        raise ParameterError(f"no closed form for sums of {type(share).__name__}; use 'convolve'")
     if closed is not None:
         out = ExactPMF.from_distribution(closed, dps=dps, tail=tail)
         return _relabel(out, f"sum of {n} x {share!r} = {closed!r}")
@@ -104,7 +99,7 @@ def convolve(P: ExactPMF, Q: ExactPMF, prec: int | None = None, trim=0) -> Exact
     upper bound, to the unaccounted mass).
     """
     if P.modulus is not None or Q.modulus is not None:
-        raise ValueError("convolve works on PMFs over Z; wrap after summing")
+        raise ParameterError("convolve works on PMFs over Z; wrap after summing")
     dps = min(P.dps, Q.dps)
     if prec is None:
         prec = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
@@ -113,9 +108,9 @@ def convolve(P: ExactPMF, Q: ExactPMF, prec: int | None = None, trim=0) -> Exact
         lo = P.lo + Q.lo
         # arb_poly drops trailing exact zeros; keep the full length.
         coeffs = list(coeffs) + [arb(0)] * (len(P) + len(Q) - 1 - len(coeffs))
-        unaccounted = mpmath.fadd(P.unaccounted, Q.unaccounted, rounding="u")
+        unaccounted = add_up(P.unaccounted, Q.unaccounted)
         lo, coeffs, cut = _trim(lo, coeffs, mpmath.mpf(trim))
-        unaccounted = mpmath.fadd(unaccounted, cut, rounding="u")
+        unaccounted = add_up(unaccounted, cut)
     return ExactPMF(lo, tuple(coeffs), unaccounted, dps, label=f"({P.label}) * ({Q.label})")
 
 

@@ -21,7 +21,9 @@ from flint import arb
 
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
-from privtools.noise._base import IntegerDistribution
+from privtools.certified.rounding import add_up, div_up, sub_down
+from privtools.errors import CertificationError, ParameterError
+from privtools.noise import IntegerDistribution
 from privtools.validation import check_dps, check_int
 
 __all__ = ["ExactPMF", "shift", "wrap", "total_variation"]
@@ -40,9 +42,9 @@ class ExactPMF:
 
     def __post_init__(self):
         if not self.balls:
-            raise ValueError("balls must be non-empty")
+            raise ParameterError("balls must be non-empty")
         if self.modulus is not None and (self.lo != 0 or len(self.balls) != self.modulus):
-            raise ValueError("a wrapped PMF must cover 0..modulus-1")
+            raise ParameterError("a wrapped PMF must cover 0..modulus-1")
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -125,7 +127,7 @@ def wrap(P: ExactPMF, m: int) -> ExactPMF:
     m = check_int("m", m, minimum=1)
     if P.modulus is not None:
         if P.modulus % m:
-            raise ValueError(f"m={m} must divide the existing modulus {P.modulus}")
+            raise ParameterError(f"m={m} must divide the existing modulus {P.modulus}")
     out = [arb(0)] * m
     with _arb.precision(_arb.bits_for_dps(P.dps) + 2 * _arb.GUARD_BITS):
         for k, b in zip(P.support, P.balls):
@@ -147,23 +149,19 @@ def total_variation(P: ExactPMF, Q: ExactPMF) -> mpmath.mpi:
             acc += abs(P.ball(k) - Q.ball(k))
         core = acc / 2
         # directed rounding keeps the interval an enclosure
-        slack = mpmath.fdiv(mpmath.fadd(P.unaccounted, Q.unaccounted, rounding="u"), 2,
-                            rounding="u")
-        low = max(mpmath.mpf(0), mpmath.fsub(_lower_mpf(core), slack, rounding="d"))
-        high = min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(core), slack, rounding="u"))
+        slack = div_up(add_up(P.unaccounted, Q.unaccounted), 2)
+        low = max(mpmath.mpf(0), sub_down(_arb.lower_mpf(core), slack))
+        high = min(mpmath.mpf(1), add_up(_arb.upper_mpf(core), slack))
     return _intervals.make(low, high)
 
 
 # ------------------------------------------------------------------------ helpers
-def _lower_mpf(x: arb) -> mpmath.mpf:
-    return _arb.lower_mpf(x)
-
-
 def _check_same_space(P: ExactPMF, Q: ExactPMF) -> None:
     if not isinstance(P, ExactPMF) or not isinstance(Q, ExactPMF):
-        raise TypeError("P and Q must be ExactPMF values")
+        raise ParameterError("P and Q must be ExactPMF values")
     if P.modulus != Q.modulus:
-        raise ValueError(f"P and Q live on different spaces (modulus {P.modulus} vs {Q.modulus})")
+        raise ParameterError(f"P and Q live on different spaces (modulus {P.modulus} vs "
+                             f"{Q.modulus})")
 
 
 def _check_tail(tail, dps: int) -> mpmath.mpf:
@@ -175,7 +173,7 @@ def _check_tail(tail, dps: int) -> mpmath.mpf:
     else:
         t = mpmath.mpf(tail)
     if not (t > 0 and t < 1):
-        raise ValueError(f"tail must be in (0, 1), got {tail!r}")
+        raise ParameterError(f"tail must be in (0, 1), got {tail!r}")
     return t
 
 
@@ -188,4 +186,4 @@ def _certified_balls(compute, dps: int, guard: int = _arb.GUARD_BITS) -> list[ar
         if all(b.is_zero() or _arb.has_digits(b, dps) for b in balls):
             return balls
         bits *= 2
-    raise ArithmeticError(f"could not certify {dps} digits (precision reached {bits} bits)")
+    raise CertificationError(f"could not certify {dps} digits (precision reached {bits} bits)")

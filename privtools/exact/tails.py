@@ -34,6 +34,7 @@ from flint import arb
 from privtools.certified import balls as _arb
 from privtools.certified.intervals import Interval, decide_le, interval
 from privtools.certified.intervals import exact_rational as exact_fraction
+from privtools.certified.rounding import add_up
 from privtools.certified.search import certified_threshold
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import IntegerDistribution, NoiseSum
@@ -101,8 +102,8 @@ class PMFTails:
                 acc += by_dist[d]
         with mpmath.workprec(bits):
             self.lower = [max(mpmath.mpf(0), _arb.lower_mpf(s)) for s in suffix]
-            self.upper = [min(mpmath.mpf(1), mpmath.fadd(_arb.upper_mpf(s), P.unaccounted,
-                                                         rounding="u")) for s in suffix]
+            self.upper = [min(mpmath.mpf(1), add_up(_arb.upper_mpf(s), P.unaccounted))
+                          for s in suffix]
         self.dmax = dmax
         self.unaccounted = P.unaccounted  # (re-wrapping with mpf() would round it)
 
@@ -139,7 +140,7 @@ def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
     c = resolve_center(dist_or_pmf, center)
     if isinstance(dist_or_pmf, ExactPMF):
         return PMFTails(dist_or_pmf, c, two_sided).interval(t)
-    return interval(*dist_or_pmf.certified_tail(t, two_sided, dps, c))
+    return dist_or_pmf.certified_tail(t, two_sided, dps, c)
 
 
 def exact_quantile(dist_or_pmf, p, two_sided: bool = True, dps: int = 30,

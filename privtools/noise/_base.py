@@ -22,9 +22,11 @@ import numpy as np
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
+from privtools.certified.intervals import Interval, interval
 from privtools.certified.intervals import exact_rational as to_exact_fraction
+from privtools.certified.rounding import add_up
 from privtools.certified.search import certified_threshold, last_true
-from privtools.errors import ParameterError
+from privtools.errors import CertificationError, ParameterError
 from privtools.validation import (
     as_rng,
     check_dps,
@@ -65,7 +67,7 @@ class IntegerDistribution:
 
     def _sample_exact(self, size, rng: np.random.Generator) -> np.ndarray:
         """Integer-only sampler; only some distributions have one."""
-        raise ValueError(
+        raise ParameterError(
             f"exact=True: no integer-only sampler for {type(self).__name__}; exact samplers "
             "exist for DiscreteLaplace and DiscreteGaussian"
         )
@@ -78,7 +80,7 @@ class IntegerDistribution:
 
         try:
             return TableSampler(self)
-        except ValueError:
+        except (ValueError, OverflowError):  # too wide for a table: the mixture path
             return None
 
     def _sample(self, size, rng: np.random.Generator, exact: bool) -> np.ndarray:
@@ -131,6 +133,8 @@ class IntegerDistribution:
 
     #: The PMF is log-concave (ratios p(y+1)/p(y) non-increasing).
     log_concave: bool = False
+    #: The law is symmetric about its centre (p(c + k) = p(c − k)).
+    symmetric: bool = False
 
     def _missing(self, fact: str):
         return ParameterError(f"{type(self).__name__} has no certified {fact}; the exact engine "
@@ -157,6 +161,10 @@ class IntegerDistribution:
 
     def ratio_cap_ball(self) -> arb | None:
         """For a log-convex law: a certified cap on R(y) for y >= centre, or None."""
+        return None
+
+    def sum_of(self, n: int) -> IntegerDistribution | None:
+        """The law of the sum of n i.i.d. copies when it has a closed form, else None."""
         return None
 
     #: Smallest point of the support (None: unbounded below). A law bounded on one side has
@@ -222,7 +230,7 @@ class IntegerDistribution:
         size = check_size(size)
         gen = as_rng(rng)
         if not isinstance(exact, bool):
-            raise TypeError("exact must be a bool")
+            raise ParameterError("exact must be a bool")
         out = self._sample(size, gen, exact)
         if size is None:
             return np.int64(np.asarray(out).reshape(()))
@@ -268,7 +276,7 @@ class IntegerDistribution:
                     break
                 length *= 2
                 if length > 1 << 27:
-                    raise ArithmeticError(
+                    raise CertificationError(
                         "tail sum needs more than 2**27 terms; the distribution is too wide "
                         "for the float tail path (use exact methods)"
                     )
@@ -285,7 +293,7 @@ class IntegerDistribution:
         lo = check_int("lo", lo)
         hi = check_int("hi", hi)
         if hi < lo:
-            raise ValueError(f"hi must be >= lo, got lo={lo}, hi={hi}")
+            raise ParameterError(f"hi must be >= lo, got lo={lo}, hi={hi}")
         with _arb.precision(prec):
             return self._arb_pmf_range(lo, hi)
 
@@ -315,7 +323,7 @@ class IntegerDistribution:
         lo = check_int("lo", lo)
         hi = check_int("hi", hi)
         if hi < lo:
-            raise ValueError(f"hi must be >= lo, got lo={lo}, hi={hi}")
+            raise ParameterError(f"hi must be >= lo, got lo={lo}, hi={hi}")
         return self._certified(lambda: self._arb_pmf_range(lo, hi), dps)
 
     def _certified(self, compute, dps: int) -> list[mpmath.mpf]:
@@ -326,7 +334,7 @@ class IntegerDistribution:
             if all(_arb.has_digits(b, dps) for b in balls):
                 return [_arb.to_mpf(b) for b in balls]
             bits *= 2
-        raise ArithmeticError(f"could not certify {dps} digits (precision reached {bits} bits)")
+        raise CertificationError(f"could not certify {dps} digits (precision reached {bits} bits)")
 
     def tail_bound(self, lo: int, hi: int, dps: int = 30) -> mpmath.mpf:
         """Certified upper bound on ``P(X < lo) + P(X > hi)``.
@@ -341,7 +349,7 @@ class IntegerDistribution:
             up = self._arb_upper_tail(hi)
             low = self._arb_lower_tail(lo)
             if up is None or low is None:
-                raise ValueError(
+                raise ParameterError(
                     f"range [{lo}, {hi}] is too narrow for a certified tail bound "
                     f"(it must contain the centre {self.center} and reach past the mode)"
                 )
@@ -356,7 +364,7 @@ class IntegerDistribution:
         """
         m = mpmath.mpf(mass)
         if not (m > 0 and m < 1):
-            raise ValueError(f"mass must be in (0, 1), got {mass!r}")
+            raise ParameterError(f"mass must be in (0, 1), got {mass!r}")
         # Aim each side at mass/4 so the certified bound (slightly above the float tail)
         # still fits within mass without widening.
         side = float(mpmath.log(m / 4))
@@ -372,7 +380,7 @@ class IntegerDistribution:
             width = max(1, (hi - lo) // 16)
             hi += width
             lo -= width
-        raise ArithmeticError(f"could not certify a support range with outside mass {mass}")
+        raise CertificationError(f"could not certify a support range with outside mass {mass}")
 
     def tail_quantile(self, p, dps: int = 30, two_sided: bool = True) -> int:
         """Exact tail quantile: the smallest integer ``t >= 0`` with ``P(|X - c| > t) <= p``,
@@ -405,7 +413,7 @@ class IntegerDistribution:
         if not 0 < pf < 1:
             raise ParameterError(f"p must be in (0, 1), got {p!r}")
         c = self.center
-        symmetric = isinstance(self, SymmetricIntegerDistribution)
+        symmetric = self.symmetric
 
         def enclose(t: int, d: int) -> tuple[mpmath.mpf, mpmath.mpf]:
             return self.certified_tail(t, two_sided, d, c)
@@ -432,14 +440,14 @@ class IntegerDistribution:
         return tq
 
     def certified_tail(self, t: int, two_sided: bool = True, dps: int = 30,
-                       c: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf]:
-        """Certified ``[lower, upper]`` for ``P(|X − c| > t)`` (or ``P(X − c > t)``), summed
+                       c: int | None = None) -> Interval:
+        """Certified Interval for ``P(|X − c| > t)`` (or ``P(X − c > t)``), summed
         from the tail itself: the Arb balls of ``P(X = k)`` over a window beyond ``c ± t``
         plus the certified remainder from :meth:`tail_bound`; the window is widened until
         the remainder is below ``10**-(dps+2)`` of the tail's first term."""
         c = self.center if c is None else c
         bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
-        symmetric = isinstance(self, SymmetricIntegerDistribution) and c == self.center
+        symmetric = self.symmetric and c == self.center
         with mpmath.workprec(bits):
             # The aim only controls the interval's width: a float log PMF suffices (Arb
             # where it underflows).
@@ -462,7 +470,7 @@ class IntegerDistribution:
                     break
                 w *= 2
             else:  # pragma: no cover - every distribution's tail_bound decays
-                raise ArithmeticError(f"no certified tail remainder beyond t={t} for {self!r}")
+                raise CertificationError(f"no certified tail remainder beyond t={t} for {self!r}")
             with _arb.precision(bits):
                 s = sum(self.pmf_balls(c + t + 1, hi_k, bits), arb(0))
                 if two_sided and symmetric:  # p(c - k) = p(c + k)
@@ -470,8 +478,8 @@ class IntegerDistribution:
                 elif two_sided:
                     s += sum(self.pmf_balls(lo_k, c - t - 1, bits), arb(0))
                 low = max(mpmath.mpf(0), _arb.lower_mpf(s))
-            high = mpmath.fadd(_arb.upper_mpf(s), rem, rounding="u")
-            return low, min(high, mpmath.mpf(1))
+            high = add_up(_arb.upper_mpf(s), rem)
+            return interval(low, min(high, mpmath.mpf(1)))
 
     def _tail_window(self, t: int, c: int, dps: int) -> int:
         """Float guess of a window beyond ``c ± t`` with a negligible remainder (it only
@@ -519,6 +527,8 @@ class SymmetricIntegerDistribution(IntegerDistribution):
     (``_log_upper_tail``); the rest follows by symmetry:
     ``P(X <= k) = P(X >= 2c - k) = P(X > 2c - k - 1)``.
     """
+
+    symmetric = True
 
     def _log_upper_tail(self, k: np.ndarray) -> np.ndarray:
         return self._log_upper_tail_sum(k)

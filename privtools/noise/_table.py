@@ -33,17 +33,15 @@ class TableSampler:
 
     def __init__(self, dist):
         self.dist = dist
-        from ._base import SymmetricIntegerDistribution
-
         log_side = math.log(_TAIL_MASS / 2)
         # The cut need not be precise: the tails beyond it are sampled by inversion.
         self.hi = dist._float_upper_quantile(log_side, rel_tol=0.02)
-        if isinstance(dist, SymmetricIntegerDistribution):
+        if dist.symmetric:
             self.lo = 2 * dist.center - self.hi  # P(X < lo) = P(X > hi)
         else:
             self.lo = dist._float_lower_quantile(log_side)
         if self.hi - self.lo + 1 > MAX_TABLE:
-            raise ValueError("table too large")
+            raise OverflowError("table too large")
         self.p_low = float(np.exp(dist._logcdf(np.array([self.lo - 1]))[0]))
         self.p_high = float(np.exp(dist._logsf(np.array([self.hi]))[0]))
         self.log_low = float(dist._logcdf(np.array([self.lo - 1]))[0])

@@ -57,6 +57,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.errors import ParameterError
 from privtools.validation import (
     as_rng,
     check_int,
@@ -399,21 +400,21 @@ def _n_elements(size) -> int:
 def _int_array(name: str, x) -> np.ndarray:
     """Integer argument (Python/numpy int or array of them) as an int64 or object array."""
     if isinstance(x, bool) or isinstance(x, np.bool_):
-        raise TypeError(f"{name} must be an integer or an integer array, got bool")
+        raise ParameterError(f"{name} must be an integer or an integer array, got bool")
     arr = np.asarray(x)
     if arr.dtype == bool:
-        raise TypeError(f"{name} must be integer-valued, got a bool array")
+        raise ParameterError(f"{name} must be integer-valued, got a bool array")
     if arr.dtype == object:
         flat = arr.ravel()
         for v in flat:
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-                raise TypeError(f"{name} must contain integers only, got {v!r}")
+                raise ParameterError(f"{name} must contain integers only, got {v!r}")
         arr = np.array([int(v) for v in flat], dtype=object).reshape(arr.shape)
         if arr.size and _I64_MIN <= int(arr.min()) and int(arr.max()) <= _I64_MAX:
             arr = arr.astype(np.int64)
         return arr
     if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name} must be integer-valued, got dtype {arr.dtype}")
+        raise ParameterError(f"{name} must be integer-valued, got dtype {arr.dtype}")
     if arr.dtype == np.uint64 and arr.size and int(arr.max()) > _I64_MAX:
         return arr.astype(object)
     return arr.astype(np.int64)
@@ -435,7 +436,7 @@ def bernoulli_exp(num, den, rng) -> np.ndarray:
         and ``den >= 1``.  One independent draw per broadcast element.
     rng:
         ``numpy.random.Generator`` (or a seed / ``SeedSequence`` / ``None``, see
-        :func:`privtools._validation.as_rng`).  Only ``rng.integers`` is used.
+        :func:`privtools.validation.as_rng`).  Only ``rng.integers`` is used.
 
     Returns
     -------
@@ -445,13 +446,13 @@ def bernoulli_exp(num, den, rng) -> np.ndarray:
     num_a = _int_array("num", num)
     den_a = _int_array("den", den)
     if num_a.size and int(num_a.min()) < 0:
-        raise ValueError("num must be >= 0 (gamma = num/den >= 0)")
+        raise ParameterError("num must be >= 0 (gamma = num/den >= 0)")
     if den_a.size and int(den_a.min()) < 1:
-        raise ValueError("den must be >= 1")
+        raise ParameterError("den must be >= 1")
     try:
         shape = np.broadcast_shapes(num_a.shape, den_a.shape)
     except ValueError as exc:
-        raise ValueError(
+        raise ParameterError(
             f"num and den cannot be broadcast together: {num_a.shape} vs {den_a.shape}"
         ) from exc
     gen = as_rng(rng)
@@ -525,7 +526,7 @@ def discrete_gaussian(sigma2, mu=0, size=None, rng=None) -> np.ndarray:
     sigma2_f = check_positive_fraction("sigma2", sigma2)
     mu_i = check_int("mu", mu)
     if not _I64_MIN <= mu_i <= _I64_MAX:
-        raise ValueError(f"mu must fit in int64, got {mu_i}")
+        raise ParameterError(f"mu must fit in int64, got {mu_i}")
     size = check_size(size)
     gen = as_rng(rng)
     p, q = sigma2_f.numerator, sigma2_f.denominator

@@ -18,6 +18,7 @@ import numpy as np
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
+from privtools.errors import ParameterError
 from privtools.validation import check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
@@ -78,7 +79,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
     def _check_sampling(self) -> None:
         if self.scale > _MAX_FLOAT_SAMPLING_SCALE:
-            raise ValueError(
+            raise ParameterError(
                 f"scale={float(self.scale):.3g} is beyond the float sampler's range "
                 f"(<= 2**50); use exact=True"
             )

@@ -31,6 +31,7 @@ import scipy.stats as st
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
+from privtools.errors import CertificationError, ParameterError
 from privtools.validation import check_positive_fraction
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
@@ -73,7 +74,8 @@ def _arb_prec() -> int:
 def _init_polya_params(obj, r, beta, scale) -> None:
     r = check_positive_fraction("r", r)
     if (beta is None) == (scale is None):
-        raise ValueError("give exactly one of beta (0 < beta < 1) or scale (beta = exp(-1/scale))")
+        raise ParameterError("give exactly one of beta (0 < beta < 1) or scale "
+                             "(beta = exp(-1/scale))")
     if scale is not None:
         scale = check_positive_fraction("scale", scale)
         beta_value = math.exp(-float(1 / scale))
@@ -139,7 +141,7 @@ class _PolyaParams:
 
     def _check_sampling(self) -> None:
         if self._one_minus_beta < 1e-12:
-            raise ValueError(
+            raise ParameterError(
                 "beta is within 1e-12 of 1: float Pólya sampling would lose the parameter; "
                 "increase epsilon/g or use a smaller batch"
             )
@@ -252,6 +254,12 @@ class Polya(_PolyaParams, IntegerDistribution):
         if t > 10**6:
             return None
         return sum(self._arb_pmf_range(0, t - 1), arb(0))
+
+    def sum_of(self, n: int) -> Polya:
+        """n i.i.d. Pólya(r, β) sum to Pólya(nr, β) (negative binomials add their r)."""
+        if self.scale is not None:
+            return Polya(self.r * n, scale=self.scale)
+        return Polya(self.r * n, self.beta)
 
     def shares(self, n: int) -> Polya:
         """n i.i.d. Pólya(r/n, β) sum to Pólya(r, β) (negative binomial closure)."""
@@ -471,7 +479,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         nb = base._arb_pmf_range(0, top + cut + 1)
         tail = base._arb_upper_tail(cut)
         if tail is None:  # pragma: no cover - cut is far beyond the mode
-            raise ArithmeticError("no certified Pólya tail at the convolution cut")
+            raise CertificationError("no certified Pólya tail at the convolution cut")
         prod = arb_poly(nb[: top + cut + 1]) * arb_poly(nb[cut::-1])
         coeffs = prod.coeffs()
         half = []
@@ -487,6 +495,13 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         if not rho < 1:
             return None
         return self._arb_pmf(t + 1) / (1 - rho)
+
+    def sum_of(self, n: int) -> PolyaDifference:
+        """n i.i.d. Pólya(r, β) differences sum to the Pólya(nr, β) difference (at nr = 1 that
+        is Lap_Z(b), Fact 1 (000): :func:`privtools.exact.closed_form_sum` names it so)."""
+        if self.scale is not None:
+            return PolyaDifference(self.r * n, scale=self.scale)
+        return PolyaDifference(self.r * n, self.beta)
 
     def shares(self, n: int) -> PolyaDifference:
         """n i.i.d. PolyaDifference(r/n, β) sum to PolyaDifference(r, β)."""

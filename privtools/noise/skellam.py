@@ -184,6 +184,10 @@ class Skellam(SymmetricIntegerDistribution):
         """D_∞ of a shift is +∞: the log-ratio log p(y)/p(y + d) grows without bound in y."""
         return None
 
+    def sum_of(self, n: int) -> Skellam:
+        """Skellam closure (000 §5): n i.i.d. Sk(μ, v) sum to Sk(nμ, nv)."""
+        return Skellam(self.variance * n, self.mu * n)
+
     # ---------------------------------------------------------------- shares
     def shares(self, n: int) -> Skellam:
         """Theorem 2 (000): each of n users adds Sk(0, var/n); the shares sum to Sk(0, var)."""

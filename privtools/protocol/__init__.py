@@ -3,8 +3,13 @@
     encode(x, g, rng)                  randomized rounding x̂ = ⌊xg⌋ + Ber(xg − ⌊xg⌋)
     randomize(x, plan, rng, size)      R: users' messages in Z_m (Alg. 2; central Alg. 4;
                                        local Alg. 6)
+    randomize_parts(x, plan, rng)      R with its intermediate values (x̂, η, y), any shape
     IdealSecAgg, MaskedSecAgg,         S: the secure computation (modular sum, or a
     ShuffleSecAgg                      shuffled multiset); ``.run(messages, m, rng)``
+    modular_sum(values, m, axis)       (Σ values) mod m, exact (the ideal SecAgg's sum)
+    add_central_noise(y, plan, rng)    A's noise step: central η added mod m (Alg. 5,
+                                       lines 3–4); the identity otherwise
+    decode_many(y, plan)               A's wrap correction g·z (Alg. 3, lines 6–8)
     analyze(y, plan, rng)              A: exact estimate of Σ x_i (Alg. 3; central Alg. 5)
     analyze_many(y, plan, rng)         A over many batches (float64)
     run_batch(x, plan, rng, secure)    one batch end to end -> BatchResult
@@ -16,9 +21,16 @@ A plan is any object with ``n, g, tau, m, share, central_noise, trust`` (and opt
 ``secure``), e.g. :func:`privtools.planning.plan`.
 """
 
-from importlib.util import find_spec
+from privtools.errors import ProtocolError
 
-from .analyzer import analyze, analyze_many, decode, decode_many, modular_sum
+from .analyzer import (
+    add_central_noise,
+    analyze,
+    analyze_many,
+    decode,
+    decode_many,
+    modular_sum,
+)
 from .batch import BatchesResult, BatchResult, exact_sum, run_batch, run_batches
 from .randomizer import (
     ProtocolParams,
@@ -27,12 +39,16 @@ from .randomizer import (
     encode,
     protocol_params,
     randomize,
+    randomize_parts,
 )
+from .secure import IdealSecAgg, MaskedSecAgg, SecureOutput, ShuffleSecAgg
 from .views import neighbours, server_view, view_mechanism
 
 __all__ = [
     "encode",
     "randomize",
+    "randomize_parts",
+    "add_central_noise",
     "analyze",
     "analyze_many",
     "decode",
@@ -50,15 +66,9 @@ __all__ = [
     "protocol_params",
     "check_rewards",
     "check_messages",
+    "IdealSecAgg",
+    "MaskedSecAgg",
+    "ShuffleSecAgg",
+    "SecureOutput",
+    "ProtocolError",
 ]
-
-# The secure computations live in their own modules; re-export them when present (an
-# import error inside an existing module is not hidden).
-if find_spec(__name__ + ".errors") is not None:
-    from privtools.errors import ProtocolError  # noqa: F401
-
-    __all__.append("ProtocolError")
-if find_spec(__name__ + ".secure") is not None:
-    from .secure import IdealSecAgg, MaskedSecAgg, SecureOutput, ShuffleSecAgg  # noqa: F401
-
-    __all__ += ["IdealSecAgg", "MaskedSecAgg", "ShuffleSecAgg", "SecureOutput"]

@@ -27,6 +27,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from privtools.errors import ParameterError
+
 __all__ = [
     "PRIME",
     "CHUNK_BITS",
@@ -122,7 +124,7 @@ def matmul_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     r, k = a.shape
     k2, q = b.shape
     if k != k2:
-        raise ValueError(f"shapes {a.shape} and {b.shape} do not align")
+        raise ParameterError(f"shapes {a.shape} and {b.shape} do not align")
     out = np.zeros((r, q), dtype=np.int64)
     af = a.astype(np.float64)
     for c0 in range(0, q, _COLS):
@@ -157,7 +159,7 @@ def share(chunks: np.ndarray, threshold: int, n_holders: int,
     """
     s, c = chunks.shape
     if not 1 <= threshold <= n_holders <= MAX_HOLDERS:
-        raise ValueError(f"need 1 <= threshold <= n_holders <= {MAX_HOLDERS}, got "
+        raise ParameterError(f"need 1 <= threshold <= n_holders <= {MAX_HOLDERS}, got "
                          f"threshold={threshold}, n_holders={n_holders}")
     coeffs = np.empty((threshold, s * c), dtype=np.int64)
     coeffs[0] = chunks.ravel()
@@ -188,7 +190,7 @@ def lagrange_at_zero(xs) -> np.ndarray:
     nonzero points of F_p."""
     xs = np.asarray(xs, dtype=np.int64)
     if xs.size == 0 or xs.min() < 1 or xs.max() >= PRIME or np.unique(xs).size != xs.size:
-        raise ValueError("interpolation points must be distinct elements of 1..p-1")
+        raise ParameterError("interpolation points must be distinct elements of 1..p-1")
     num = np.ones(xs.size, dtype=np.int64)
     den = np.ones(xs.size, dtype=np.int64)
     for k in range(xs.size):

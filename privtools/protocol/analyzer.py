@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng
+from privtools.errors import ParameterError
+from privtools.validation import as_rng
 
 from .randomizer import (
     INT64_MODULUS_LIMIT,
@@ -31,7 +32,8 @@ from .randomizer import (
     protocol_params,
 )
 
-__all__ = ["modular_sum", "decode", "decode_many", "analyze", "analyze_many"]
+__all__ = ["modular_sum", "add_central_noise", "decode", "decode_many", "analyze",
+           "analyze_many"]
 
 
 def modular_sum(values, m: int, axis: int = -1):
@@ -80,12 +82,27 @@ def _input_sum(y, P: ProtocolParams) -> int:
 
 
 def _release(y: np.ndarray, P: ProtocolParams, gen: np.random.Generator):
-    """(released y, central η or None): Algorithm 5 lines 3–4 under central trust, the
-    identity otherwise. ``y`` is an array of elements of Z_m."""
+    """:func:`add_central_noise` without argument checks (``y`` an array of elements of
+    Z_m, ``P`` checked parameters, ``gen`` a Generator)."""
     if P.trust != "central":
         return y, None
     eta = _noise(P.central_noise, y.shape, gen)
     return add_mod(y, eta, P.m), eta
+
+
+def add_central_noise(y, plan, rng=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The analyzer's noise step: ``(released y, η)``.
+
+    000 Alg. 5, lines 3–4 (central model): y ← (ŷ + (η mod m)) mod m with η drawn from
+    ``plan.central_noise`` (Lap_Z(g/ε), Theorem 5), one draw per entry of ``y``. Under
+    distributed trust (Alg. 3) and local trust (Alg. 7) the users already added the noise:
+    ``y`` is returned unchanged and η is None. Decoding follows with :func:`decode_many`.
+
+    ``y``: an integer array (any shape) of secure-computation outputs in Z_m, checked by
+    :func:`~privtools.protocol.randomizer.check_messages`.
+    """
+    P = protocol_params(plan)
+    return _release(check_messages(y, P.m, "y"), P, as_rng(rng))
 
 
 def _decode(y: np.ndarray, P: ProtocolParams) -> np.ndarray:

@@ -21,7 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng
+from privtools.errors import ParameterError
+from privtools.validation import as_rng
 
 from .analyzer import _decode, _release, modular_sum
 from .randomizer import _randomize_parts, check_rewards, protocol_params

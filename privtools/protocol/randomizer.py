@@ -33,7 +33,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
 __all__ = [
     "ProtocolParams",
@@ -42,6 +43,7 @@ __all__ = [
     "check_messages",
     "encode",
     "randomize",
+    "randomize_parts",
     "add_mod",
     "INT64_MODULUS_LIMIT",
 ]
@@ -279,7 +281,7 @@ def _noise(dist, shape, gen: np.random.Generator) -> np.ndarray:
     if eta.dtype == object:
         return eta
     if eta.dtype.kind not in "iu":
-        raise TypeError(f"noise sampler {dist!r} returned dtype {eta.dtype}, not integers")
+        raise ParameterError(f"noise sampler {dist!r} returned dtype {eta.dtype}, not integers")
     if eta.dtype.kind == "u" and eta.size and int(eta.max()) > np.iinfo(np.int64).max:
         return eta.astype(object)  # would not fit int64: keep exact
     return eta.astype(np.int64, copy=False)
@@ -297,10 +299,31 @@ def _messages(xhat: np.ndarray, P: ProtocolParams, gen: np.random.Generator):
 
 
 def _randomize_parts(x: np.ndarray, P: ProtocolParams, gen: np.random.Generator):
-    """(x̂, η or None, y) for checked rewards ``x`` (any shape ending in n)."""
+    """:func:`randomize_parts` without argument checks (``x`` checked rewards, ``P``
+    checked parameters, ``gen`` a Generator): the fast path of :mod:`.batch`."""
     xhat = _encode(x, P.g, gen)
     eta, y = _messages(xhat, P, gen)
     return xhat, eta, y
+
+
+def randomize_parts(x, plan, rng=None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The randomizer R of paper 000 with its intermediate values: ``(x̂, η, y)``.
+
+    000 Alg. 2 (distributed): x̂ = randomized rounding of x at precision g (line 3), η one
+    noise share per user (``plan.share``), y = (x̂ + η) mod m. Alg. 4 (central): no local
+    noise, η is None and y = x̂ mod m (the analyzer adds the noise, see
+    :func:`~privtools.protocol.analyzer.add_central_noise`). Alg. 6 (local): η the full
+    Lap_Z(g/ε) of each user.
+
+    ``x``: rewards in [0, 1] of any shape whose entries are users of one batch of the plan
+    (e.g. (B, n) for B batches, or a chunk of a batch's users: the modular sum is additive,
+    so the chunks' sums of y add up mod m to the batch's). The shape is not checked against
+    ``plan.n``; the values are (:func:`check_rewards`). Returns x̂ and y (int64, or Python
+    ints when m >= 2**62) and η (the same, or None under central trust), all of ``x``'s
+    shape. :func:`randomize` returns y only.
+    """
+    P = protocol_params(plan)
+    return _randomize_parts(check_rewards(x), P, as_rng(rng))
 
 
 def randomize(x, plan, rng=None, size: int | None = None) -> np.ndarray:

@@ -37,8 +37,8 @@ import mpmath
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from privtools.errors import ProtocolError
-from privtools.validation import ParameterError, as_rng, check_int, check_positive_fraction
+from privtools.errors import CertificationError, ParameterError, ProtocolError
+from privtools.validation import as_rng, check_int, check_positive_fraction
 
 from . import _prg, _shamir
 from .analyzer import modular_sum
@@ -585,7 +585,7 @@ class ShuffleSecAgg(SecureAggregator):
             sig = mpmath.mpf(s.numerator) / s.denominator
             x = 2 + (2 * sig + mpmath.log(m, 2)) / (mpmath.log(n, 2) - mpmath.log(mpmath.e, 2))
             if abs(x - mpmath.nint(x)) < mpmath.mpf(10) ** -40:
-                raise ArithmeticError(f"2 + (2σ + log2 m)/log2(n/e) = {mpmath.nstr(x, 50)} is "
+                raise CertificationError(f"2 + (2σ + log2 m)/log2(n/e) = {mpmath.nstr(x, 50)} is "
                                       "too close to an integer to round reliably")
             return int(mpmath.ceil(x))
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
 from .batch import _int_sum
 from .randomizer import _encode, _messages, _noise, check_rewards, protocol_params

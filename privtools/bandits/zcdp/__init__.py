@@ -1,5 +1,7 @@
-"""zCDP bandits (paper 001): AdaC-UCB for finite arms (:mod:`.ucb`, presets in
-:mod:`.finite_presets`) and the linear/contextual algorithms."""
+"""zCDP bandits (paper 001): AdaC-UCB for finite arms (:mod:`.ucb`) and the linear /
+contextual algorithms AdaC-GOPE (:mod:`.gope`) and AdaC-OFUL (:mod:`.oful`). Their
+environments live in :mod:`privtools.bandits.envs` (the linear ones are re-exported here),
+their experiment presets in :mod:`privtools.bandits.experiments.presets`."""
 
 from .ucb import (  # noqa: F401
     ZCDP_NON_PRIVATE,
@@ -24,7 +26,7 @@ from .ucb import (  # noqa: F401
 from .gope import GopeSpec, g_optimal_design, gope_policy, simulate_gope  # noqa: E402,F401
 from .gope import PrivacyReport as LinearPrivacyReport  # noqa: E402,F401
 from .gope import privacy_report as linear_privacy_report  # noqa: E402,F401
-from .linear_envs import (  # noqa: E402,F401
+from ..envs.linear import (  # noqa: E402,F401
     ContextualEnv,
     LinearEnv,
     contextual_instance,

@@ -1,6 +1,6 @@
 """AdaC-GOPE (001) and its non-private twin GOPE (Lattimore & Szepesvári, *Bandit
 Algorithms*, Alg. 12): phased elimination with G-optimal designs on a fixed finite action
-set, rewards clipped to [−1, 1] (see ``linear_envs``).
+set, rewards clipped to [−1, 1] (see :mod:`privtools.bandits.envs.linear`).
 
 Phase ℓ = 1, 2, … with ε_ℓ = 2^{−ℓ} and active set A_ℓ (A_1 = A, k = |A|):
 
@@ -56,11 +56,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
 from ...accounting import zcdp_to_dp
-from ..simulate import check_checkpoints
-from .linear_envs import LinearEnv
+from ..envs.linear import LinearEnv
+from ..runs import check_checkpoints
 
 NAMES = ("adac-gope", "gope")
 NON_PRIVATE = frozenset({"gope"})

@@ -1,6 +1,7 @@
 """AdaC-OFUL (001) and its non-private twin RS-OFUL (rarely-switching OFUL, Abbasi-Yadkori,
 Pál & Szepesvári 2011, §5) for linear contextual bandits with ‖x‖ <= 1, ‖θ‖ <= S = 1 and
-rewards clipped to [−1, 1] (1-sub-Gaussian, R = 1; see ``linear_envs``).
+rewards clipped to [−1, 1] (1-sub-Gaussian, R = 1; see
+:mod:`privtools.bandits.envs.linear`).
 
 State: V_t = λI + Σ_{s<=t} x_s x_sᵀ. A switch happens after round t when
 det V_t > 2 det V_τ (τ the last switch); only then are the estimate, the confidence radius
@@ -44,12 +45,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
-from ..simulate import check_checkpoints
+from ..envs.linear import ContextualEnv, check_actions
+from ..runs import check_checkpoints
 from .gope import LinearRunResult, PrivacyReport, _check_delta, _check_rho
 from .gope import privacy_report as privacy_report
-from .linear_envs import ContextualEnv, check_actions
 
 NAMES = ("adac-oful", "rs-oful")
 NON_PRIVATE = frozenset({"rs-oful"})

@@ -59,12 +59,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int, to_fraction
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int, to_fraction
 
 from ...accounting import ZCDPEvent, zcdp_to_dp
 from ...noise import DiscreteGaussian
-from ..environments import Environment
-from ..simulate import check_run
+from ..envs.finite import Environment
+from ..runs import check_run
 
 __all__ = [
     "ZCDP_POLICIES",

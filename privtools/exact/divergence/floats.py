@@ -10,7 +10,7 @@ from scipy.special import logsumexp
 
 from privtools.certified import balls as _arb
 from privtools.errors import CertificationError, ParameterError
-from privtools.noise import IntegerDistribution, SymmetricIntegerDistribution
+from privtools.noise import IntegerDistribution
 from privtools.validation import check_int
 
 from ._common import _check_alpha, _check_eps
@@ -18,7 +18,7 @@ from ._common import _check_alpha, _check_eps
 
 # =========================================================================== float versions
 def _symmetric(noise) -> bool:
-    return isinstance(noise, SymmetricIntegerDistribution)
+    return noise.symmetric
 
 
 def _float_directions(noise, sensitivity: int) -> list[int]:

@@ -12,7 +12,7 @@ import numpy as np
 from privtools.certified import balls as _arb
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF, shift, wrap
-from privtools.noise import DiscreteLaplace, SymmetricIntegerDistribution
+from privtools.noise import DiscreteLaplace
 from privtools.validation import check_dps, check_int
 
 from ._common import (
@@ -255,7 +255,7 @@ def hockey_stick_shift(noise, sensitivity: int, eps, dps: int = 30, m=None) -> m
         return _max_interval([hockey_stick(Ps, P, e), hockey_stick(P, Ps, e)])
     if m is None and noise.shift_hockey_stick_ball(abs(delta), e) is not None:
         return _adaptive(lambda: noise.shift_hockey_stick_ball(abs(delta), e), dps, nonneg=True)
-    symmetric = isinstance(noise, SymmetricIntegerDistribution)
+    symmetric = noise.symmetric
     tail = mpmath.mpf(10) ** (-(dps + 4))
     res = None
     for _ in range(6):

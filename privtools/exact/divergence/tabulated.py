@@ -13,7 +13,7 @@ from flint import arb
 
 from privtools.certified import balls as _arb
 from privtools.errors import CertificationError, ParameterError
-from privtools.noise import IntegerDistribution, SymmetricIntegerDistribution
+from privtools.noise import IntegerDistribution
 
 from ._common import _LN10, _amin, _bits, _exact, _hi, _lo, _mpi_prec, _nonneg, endpoints
 from .pmfs import _renyi_from_sums
@@ -39,7 +39,7 @@ class _Model:
 
 
 def _model_for(noise) -> _Model:
-    if not isinstance(noise, SymmetricIntegerDistribution):
+    if not noise.symmetric:
         raise ParameterError(
             f"renyi_shift has no certified tail model for {type(noise).__name__} on Z; "
             "pass m (wrapped view) or use renyi() on ExactPMFs")

@@ -1,4 +1,4 @@
-"""Stochastic K-armed bandit environments with rewards in [0, 1] (000 §2, §7).
+"""Stochastic K-armed bandit environments with rewards in [0, 1] (000 §2, §7; 001 §VII).
 
 An environment is an immutable description: arm means, a reward law per arm, a name.
 ``sample(arm, size, rng)`` draws ``size`` rewards of one arm; ``sample_many(arms, size,
@@ -13,6 +13,8 @@ and a user-supplied sampler's output (:class:`CustomEnv`) is checked on every ca
     CustomEnv(means, sampler)         sampler(arm, size, rng) -> rewards (checked)
     easy_instance(K, rng)             GaussianEnv with means ~ U[0.25, 0.75] (000 §7)
     hard_instance(K, rng)             GaussianEnv with means ~ U[0.45, 0.55] (000 §7)
+    bernoulli_instance(K)             fixed Bernoulli, means 0.1, …, 0.9 and 0.95 (001 §VII)
+    five_arm_instance()               fixed Bernoulli, means 0.75, 0.625, …, 0.25 (001 §VII)
 
 Note on :class:`GaussianEnv`: the mean of the clipped reward differs from μ_a when μ_a is
 within a few sd of 0 or 1 (by less than 1e-6 for μ_a in [0.25, 0.75] and sd = 0.1);
@@ -29,7 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
 __all__ = [
     "Environment",
@@ -40,6 +43,9 @@ __all__ = [
     "CustomEnv",
     "easy_instance",
     "hard_instance",
+    "bernoulli_instance",
+    "five_arm_instance",
+    "FIVE_ARM_MEANS",
     "check_reward_array",
 ]
 
@@ -323,3 +329,27 @@ def easy_instance(K: int, rng=None, sd: float = 0.1) -> GaussianEnv:
 def hard_instance(K: int, rng=None, sd: float = 0.1) -> GaussianEnv:
     """Hard instance of 000 §7: K means ~ U[0.45, 0.55], rewards N(μ, 0.1²) clipped."""
     return _instance(K, rng, 0.45, 0.55, "hard", sd)
+
+
+# 001 §VII (finite arms). Paper 001 takes its Bernoulli means from Sajed & Sheffet 2019,
+# but the numbers did not survive the extraction of 001 and that paper is not in this
+# project, so neither instance is claimed to be theirs: the 10-arm instance is an evenly
+# spaced choice of ours, the 5-arm one an evenly spaced instance on [0.25, 0.75]. Both are
+# fixed: runs on them differ only in their reward and noise streams.
+FIVE_ARM_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
+
+
+def bernoulli_instance(K: int, rng=None) -> BernoulliEnv:
+    """Fixed Bernoulli instance (001 §VII): K − 1 means evenly spaced on [0.1, 0.9] and one
+    best arm at 0.95 (K = 10: 0.1, 0.2, …, 0.9, 0.95). ``rng`` is ignored."""
+    K = check_int("K", K, minimum=2)
+    means = np.append(np.linspace(0.1, 0.9, K - 1), 0.95)
+    return BernoulliEnv(means, name=f"bernoulli-{K}")
+
+
+def five_arm_instance(K: int = 5, rng=None) -> BernoulliEnv:
+    """Fixed 5-arm Bernoulli instance (001 §VII) with means :data:`FIVE_ARM_MEANS`; ``K``
+    must be 5. ``rng`` is ignored."""
+    if check_int("K", K, minimum=2) != 5:
+        raise ParameterError(f"five_arm_instance has K = 5 arms, got K = {K}")
+    return BernoulliEnv(FIVE_ARM_MEANS, name="bernoulli-5")

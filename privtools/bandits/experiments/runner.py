@@ -21,11 +21,10 @@ runs and reproduce the same numbers.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,39 +33,60 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .simulate import default_checkpoints as _sim_checkpoints
+from privtools.errors import ParameterError
 
-SIMULATOR = "privtools.bandits:simulate"
+from ..runs import default_checkpoints as _run_checkpoints
+from ..se import simulate
+
+#: the default simulator: paper 000's batch successive elimination
+SIMULATOR = simulate
 COLUMNS = ("policy", "algorithm", "epsilon", "s", "env", "instance", "run", "t", "regret",
            "avg_regret")
 
 
-def _resolve(path: str):
-    """Import ``"package.module:attribute"``."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
+def callable_name(fn: Callable) -> str:
+    """``"module.qualname"`` of a factory or simulator, for display and JSON."""
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def _check_callable(name: str, fn) -> Callable:
+    """``fn`` itself when it is callable; ``TypeError`` otherwise. Factories and simulators
+    are passed as the functions themselves (module-level functions pickle by reference, so
+    process pools and Dask ship them), never as ``"module:attr"`` strings."""
+    if not callable(fn):
+        raise ParameterError(f"{name} must be a callable (a module-level function), got "
+                        f"{type(fn).__name__} {fn!r}")
+    return fn
 
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """Description of a family of bandit instances: ``factory`` (``"module:function"``,
+    """Description of a family of bandit instances: ``factory`` (a module-level function,
     called as ``factory(K, rng)``) draws one instance with ``K`` arms. ``random=False``
     marks a fixed instance (the factory ignores ``rng``), so every run uses instance 0."""
 
     name: str
-    factory: str
+    factory: Callable
     K: int = 10
     random: bool = True
 
+    def __post_init__(self):
+        _check_callable("EnvSpec.factory", self.factory)
+
+    @property
+    def factory_name(self) -> str:
+        return callable_name(self.factory)
+
     def build(self, rng: np.random.Generator):
-        return _resolve(self.factory)(self.K, rng)
+        return self.factory(self.K, rng)
 
 
 @dataclass(frozen=True)
 class Task:
     """One simulation: ``policy`` (a frozen ``PolicySpec``) on instance ``instance`` of
     ``env`` for ``horizon`` rounds; ``index`` is the task's position, which selects its
-    random stream; ``simulator`` names the simulate function (``"module:function"``)."""
+    random stream; ``simulator`` is the simulate function (a module-level function called as
+    ``simulator(policy, env, horizon, rng, checkpoints=...)``)."""
 
     index: int
     policy: Any
@@ -74,7 +94,14 @@ class Task:
     instance: int
     run: int
     horizon: int
-    simulator: str = SIMULATOR
+    simulator: Callable = SIMULATOR
+
+    def __post_init__(self):
+        _check_callable("Task.simulator", self.simulator)
+
+    @property
+    def simulator_name(self) -> str:
+        return callable_name(self.simulator)
 
 
 def instance_seed(seed: int, instance: int) -> np.random.SeedSequence:
@@ -90,18 +117,18 @@ def task_seed(seed: int, index: int) -> np.random.SeedSequence:
 
 def default_checkpoints(horizon: int, K: int = 10, n: int = 40) -> np.ndarray:
     """About ``n`` log-spaced times from ``max(K, 10)`` to ``horizon`` (inclusive), int64."""
-    return _sim_checkpoints(horizon, count=n, start=max(K, 10))
+    return _run_checkpoints(horizon, count=n, start=max(K, 10))
 
 
 def make_tasks(specs: Sequence[Any], env: EnvSpec, runs: int, horizon: int, *,
-               instances: int | None = None, simulator: str = SIMULATOR) -> list[Task]:
+               instances: int | None = None, simulator: Callable = SIMULATOR) -> list[Task]:
     """Tasks for every policy spec × run, run-major. Run ``r`` uses instance
     ``r % instances``; ``instances`` defaults to ``runs`` for a random family (each run on
     its own random instance, as in 000 §7) and to 1 for a fixed instance."""
     if runs < 1:
-        raise ValueError(f"runs must be >= 1; got {runs}")
+        raise ParameterError(f"runs must be >= 1; got {runs}")
     if horizon < env.K:
-        raise ValueError(f"horizon must be >= K = {env.K}; got {horizon}")
+        raise ParameterError(f"horizon must be >= K = {env.K}; got {horizon}")
     if instances is None:
         instances = runs if env.random else 1
     tasks = []
@@ -127,8 +154,7 @@ def execute(task: Task, seed: int, checkpoints: np.ndarray | None = None) -> dic
     rng = np.random.default_rng(task_seed(seed, task.index))
     if checkpoints is None:
         checkpoints = default_checkpoints(task.horizon, task.env.K)
-    res = _resolve(task.simulator)(task.policy, env, task.horizon, rng,
-                                   checkpoints=checkpoints)
+    res = task.simulator(task.policy, env, task.horizon, rng, checkpoints=checkpoints)
     return {
         "index": task.index,
         "t": np.asarray(res.checkpoints, dtype=np.int64),
@@ -300,7 +326,9 @@ def instance_means(env: EnvSpec, seed: int, n: int) -> list[list[float]]:
 __all__ = [
     "COLUMNS",
     "EnvSpec",
+    "SIMULATOR",
     "Task",
+    "callable_name",
     "default_checkpoints",
     "execute",
     "final_rows",

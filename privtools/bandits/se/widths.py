@@ -57,7 +57,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-from privtools.validation import ParameterError
+from privtools.errors import ParameterError
 
 __all__ = [
     "paper_sigma_h",
@@ -116,7 +116,7 @@ def paper_width(name: str, epsilon: float | None, n: int, arms: int, b: int, p: 
 
 @lru_cache(maxsize=4096)
 def _exact_tau_cached(law, level: Fraction) -> int:
-    from ..planning import exact_tau
+    from ...planning import exact_tau
 
     return exact_tau(law, level).tau
 

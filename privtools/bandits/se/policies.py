@@ -2,7 +2,7 @@
 
 A :class:`PolicySpec` says *which* algorithm runs — the trust model and noise of the
 protocol, the batch schedule, the confidence widths, the secure computation, and whether
-every user is simulated — and :func:`privtools.bandits.simulate.simulate` interprets it.
+every user is simulated — and :func:`privtools.bandits.se.simulation.simulate` interprets it.
 
     name           protocol per batch (plan of n = l(b) users, p = 1/T)
     "dist-dp-se"   Theorem 1 (000): Pólya shares, total Lap_Z(g/ε), SecAgg — pure DP
@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from privtools.validation import ParameterError, check_int, check_positive_fraction, to_fraction
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_positive_fraction, to_fraction
 
 __all__ = ["PolicySpec", "policy", "POLICIES", "PRIVATE", "SCALED", "AGGREGATE_OK",
            "SECURE_OPTIONS", "WIDTHS", "MODES"]
@@ -69,7 +70,7 @@ class PolicySpec:
     (>= 1; only dist-rdp-se and dist-cdp-se accept s != 1). ``base``: batch sizes
     l(b) = base**b (>= 2; 000 Alg. 1 uses 2, the experiments 4 — Remark 4 allows any);
     ignored by dp-se, which has its own schedule. ``widths``: "paper" (eq. (2) with the
-    (σ, h) of :mod:`privtools.bandits.widths`) or "exact" (certified quantiles of the
+    (σ, h) of :mod:`privtools.bandits.se.widths`) or "exact" (certified quantiles of the
     plan's noise); dp-se has only its own width. ``p``: confidence parameter of the widths,
     in (0, 1). ``secure``: "ideal" (modular sum), "masked" (Bonawitz et al. SecAgg, small
     runs only) or "shuffle" (split-and-mix; dist-dp-se only, planned by Theorem 3).

@@ -22,7 +22,7 @@ def curves(df: pd.DataFrame) -> pd.DataFrame:
 def plot_regret(df: pd.DataFrame, path: str | Path, title: str | None = None,
                 symbol: str = "ε") -> Path:
     """Draw the figure for results ``df`` (columns of
-    :data:`privtools.bandits.runner.COLUMNS`) and save it as a PNG at ``path``;
+    :data:`privtools.bandits.experiments.runner.COLUMNS`) and save it as a PNG at ``path``;
     ``symbol`` names the privacy parameter in the panel titles (``"ρ"`` for zCDP)."""
     import matplotlib
 

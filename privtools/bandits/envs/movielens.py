@@ -25,6 +25,11 @@ from importlib import resources
 
 import numpy as np
 
+from privtools.errors import ParameterError
+from privtools.validation import as_rng
+
+from .finite import EmpiricalEnv
+
 TABLE_FILE = "movielens100k_top_counts.csv"
 #: sha256 of ``recbole/dataset_example/ml-100k/ml-100k.inter`` in recbole-1.2.1-py3-none-any.whl
 INTER_SHA256 = "4edb74e2a81178c2ba9ff381495f754f996c4aea351b1272ca36b43da0935eff"
@@ -122,7 +127,7 @@ def table_sha256() -> str:
 def load_top_counts(k: int = 10) -> list[MovieCounts]:
     """The ``k <= 20`` most-rated MovieLens-100K movies with their star counts."""
     if not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be in 1..{MAX_K}; got {k}")
+        raise ParameterError(f"k must be in 1..{MAX_K}; got {k}")
     return parse_table(table_text())[:k]
 
 
@@ -138,10 +143,6 @@ def movielens_instance(K: int = 10, rng=None):
     random order (one instance per order): batch elimination pulls arms in index order, so
     a fixed order would favour any policy whose first long batch happens to start on the
     best movie. ``rng=None`` keeps the order of the table (most-rated first)."""
-    from privtools.validation import as_rng
-
-    from . import EmpiricalEnv
-
     values, probs = movielens_arms(K)
     name = f"movielens100k-top{K}"
     if rng is not None:

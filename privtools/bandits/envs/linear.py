@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng, check_int
 
 #: slack on norm checks (float rounding of vectors normalised to norm 1)
 NORM_SLACK = 1e-9

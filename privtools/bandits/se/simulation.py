@@ -1,7 +1,7 @@
 """Vectorized simulation of batch successive elimination (000 Alg. 1) and DP-SE.
 
-:func:`simulate` interprets a :class:`~privtools.bandits.policies.PolicySpec` on an
-:class:`~privtools.bandits.environments.Environment` for ``horizon`` T rounds.
+:func:`simulate` interprets a :class:`~privtools.bandits.se.policies.PolicySpec` on an
+:class:`~privtools.bandits.envs.finite.Environment` for ``horizon`` T rounds.
 
 Algorithm 1 (000): batches b = 1, 2, …; l(b) = base**b; every active arm a ∈ Φ(b) is pulled
 by l(b) new users, in the order of the active set (arm Φ[0] by users t+1..t+l, then Φ[1],
@@ -34,18 +34,26 @@ from functools import lru_cache
 
 import numpy as np
 
-from privtools.validation import ParameterError, as_rng, check_int
+from privtools.errors import ParameterError
+from privtools.validation import as_rng
 
-from ..planning import plan as _make_plan
-from ..protocol import decode_many, encode, run_batch, run_batches
-from ..protocol.analyzer import _decode, _release, modular_sum
-from ..protocol.randomizer import _randomize_parts, protocol_params
-from .environments import Environment
+from ...planning import plan as _make_plan
+from ...protocol import (
+    add_central_noise,
+    decode_many,
+    encode,
+    modular_sum,
+    protocol_params,
+    randomize_parts,
+    run_batch,
+    run_batches,
+)
+from ..envs.finite import Environment
+from ..runs import check_run
 from .policies import PolicySpec
 from .widths import dpse_batch_size, dpse_width, exact_width, paper_width
 
-__all__ = ["RunResult", "NoiseRecord", "simulate", "batch_plan", "default_checkpoints",
-           "CHUNK_ENTRIES"]
+__all__ = ["RunResult", "NoiseRecord", "simulate", "batch_plan", "CHUNK_ENTRIES"]
 
 # Rewards held at once per protocol call: at most this many (2**22 float64 = 32 MB).
 CHUNK_ENTRIES = 1 << 22
@@ -134,53 +142,9 @@ def batch_plan(spec: PolicySpec, n: int, horizon: int):
     return _cached_plan(tuple(sorted(kw.items())), spec.epsilon_exact, n, horizon)
 
 
-# ------------------------------------------------------------------------ checkpoints
-def default_checkpoints(horizon: int, count: int = 100, start: int = 1) -> np.ndarray:
-    """About ``count`` log-spaced integer times in [start, T], always ending at T."""
-    T = check_int("horizon", horizon, minimum=1)
-    lo = min(check_int("start", start, minimum=1), T)
-    pts = np.unique(np.round(np.geomspace(lo, T, count)).astype(np.int64))
-    if pts[-1] != T:
-        pts = np.append(pts, np.int64(T))
-    return pts
-
-
-def check_run(env, horizon, checkpoints) -> tuple[int, int, np.ndarray]:
-    """(K, T, checkpoint times) for one run of a finite-armed policy on ``env``: an
-    :class:`Environment` with K >= 2 arms and an integer horizon T >= K (every arm is
-    pulled at least once); :class:`ParameterError` naming the parameter otherwise."""
-    if not isinstance(env, Environment):
-        raise ParameterError(f"env must be an Environment, got {type(env).__name__}")
-    K = env.K
-    if K < 2:
-        raise ParameterError(f"the environment must have K >= 2 arms, got K = {K}")
-    T = check_int("horizon", horizon, minimum=2)
-    if T < K:
-        raise ParameterError(f"horizon must be >= K = {K} (every arm is pulled at least "
-                             f"once), got {T}")
-    return K, T, check_checkpoints(checkpoints, T)
-
-
-def check_checkpoints(checkpoints, T: int) -> np.ndarray:
-    """Checkpoint times for a run of horizon ``T``: the default grid for None, else the
-    sorted unique integers of ``checkpoints`` in [1, T] with T appended."""
-    if checkpoints is None:
-        return default_checkpoints(T)
-    arr = np.asarray(checkpoints)
-    if arr.dtype == bool or arr.dtype.kind not in "iu" or arr.ndim != 1:
-        raise ParameterError("checkpoints must be a 1-D array of integers in [1, horizon]")
-    if arr.size and (arr.min() < 1 or arr.max() > T):
-        raise ParameterError(f"checkpoints must lie in [1, {T}], got "
-                             f"[{arr.min()}, {arr.max()}]")
-    arr = np.unique(arr.astype(np.int64))
-    if arr.size == 0 or arr[-1] != T:
-        arr = np.append(arr, np.int64(T))
-    return arr
-
-
 # ------------------------------------------------------------------------------ batches
 def _secure_for(spec: PolicySpec, n: int, m: int):
-    from ..protocol.secure import MaskedSecAgg, ShuffleSecAgg
+    from ...protocol.secure import MaskedSecAgg, ShuffleSecAgg
 
     if spec.secure == "masked":
         return MaskedSecAgg(threshold=max(2, n // 2 + 1), workers=1)
@@ -196,12 +160,12 @@ def _stream_row(env: Environment, arm: int, n: int, P, gen) -> tuple[float, int]
     arms = np.array([arm])
     for s in range(0, n, CHUNK_ENTRIES):
         x = env.sample_many(arms, min(CHUNK_ENTRIES, n - s), gen)
-        xhat, eta, msgs = _randomize_parts(x, P, gen)
+        xhat, eta, msgs = randomize_parts(x, P, gen)
         total = (total + int(modular_sum(msgs, P.m, axis=1)[0])) % P.m
         if eta is not None:
             noise += int(eta.sum())
-    released, eta_c = _release(np.array([total], dtype=np.int64), P, gen)
-    z = int(_decode(released, P)[0])
+    released, eta_c = add_central_noise(np.array([total], dtype=np.int64), P, gen)
+    z = int(decode_many(released, P)[0])
     if eta_c is not None:
         noise = int(eta_c[0])
     return z / P.g, noise
@@ -277,8 +241,8 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
 
     Arguments are checked before any work: ``spec`` a PolicySpec, ``env`` an Environment
     with K >= 2 arms, T >= K an integer, ``checkpoints`` integers in [1, T] (default:
-    :func:`default_checkpoints`; T is always included), ``rng`` a Generator, seed or None.
-    The same ``rng`` seed gives a bit-identical result.
+    :func:`~privtools.bandits.runs.default_checkpoints`; T is always included), ``rng`` a
+    Generator, seed or None. The same ``rng`` seed gives a bit-identical result.
     """
     if not isinstance(spec, PolicySpec):
         raise ParameterError(f"spec must be a PolicySpec (see privtools.bandits.policy), got "

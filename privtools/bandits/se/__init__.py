@@ -1,0 +1,13 @@
+"""Paper 000: private batch successive elimination (000 Alg. 1) and its baselines.
+
+    policies     PolicySpec, policy, POLICIES — immutable descriptions of the algorithms
+    widths       the confidence widths β(b) (Lemma 2 of 000; DP-SE of Sajed & Sheffet 2019)
+    simulation   simulate(spec, env, horizon, rng) -> RunResult (faithful, vectorized per
+                 batch through :mod:`privtools.protocol`), batch_plan, NoiseRecord
+"""
+
+from .policies import POLICIES, PolicySpec, policy
+from .simulation import NoiseRecord, RunResult, batch_plan, simulate
+
+__all__ = ["PolicySpec", "policy", "POLICIES", "RunResult", "NoiseRecord", "simulate",
+           "batch_plan"]
