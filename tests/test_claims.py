@@ -1,6 +1,8 @@
 """The claims registry: framework behaviour, the reduced grid (all of paper 000's claims
 evaluated exactly), and deliberately false claims being caught."""
 
+from fractions import Fraction
+
 import mpmath
 import pytest
 
@@ -43,9 +45,21 @@ def test_registry_names_and_errors():
 
 
 def test_interval_comparison_is_certified():
-    assert claims._status_le(mpmath.mpi(1, 2), 3) == HOLDS
-    assert claims._status_le(mpmath.mpi(4, 5), 3) == FAILS
-    assert claims._status_le(mpmath.mpi(2, 4), 3) == INCONCLUSIVE
+    from verification.verdicts import combine, status_le
+
+    assert status_le(mpmath.mpi(1, 2), 3) == HOLDS
+    assert status_le(mpmath.mpi(4, 5), 3) == FAILS
+    assert status_le(mpmath.mpi(2, 4), 3) == INCONCLUSIVE
+    assert status_le(mpmath.mpi(1, 2), mpmath.mpi(2, 9)) == HOLDS  # bound at its lower end
+    assert status_le(mpmath.mpi(1, 2), mpmath.mpi("1.5", 9)) == INCONCLUSIVE
+    assert status_le((None, mpmath.mpf(2)), 3) == HOLDS  # only an upper end known
+    assert status_le((None, mpmath.mpf(4)), 3) == INCONCLUSIVE
+    # an exact rational bound: 1/3 is not a binary float, and neither end may round past it
+    third = mpmath.mpi("0.3333333333333333", "0.33333333333333337")
+    assert status_le(third, Fraction(1, 3)) == INCONCLUSIVE
+    assert combine([HOLDS, INCONCLUSIVE]) == INCONCLUSIVE
+    assert combine([HOLDS, FAILS, INCONCLUSIVE]) == FAILS
+    assert combine([HOLDS, HOLDS]) == HOLDS
 
 
 def test_reduced_grid_outcomes():

@@ -308,3 +308,17 @@ def test_verify_plan_bad_input():
         verify_plan(pl, delta=0)
     with pytest.raises(ParameterError, match="orders"):
         verify_plan(pl, orders=[1])
+
+
+@pytest.mark.parametrize("p", ["1e-3", "1e-12"])
+def test_one_quantile_for_laws_sums_and_pmfs(p):
+    """exact_quantile is one concept whatever it reads: the Fourier engine on a NoiseSum of
+    3 Sk(0, 1/3) shares, the PMF window on Sk(0, 1) and the certified table of the summed
+    PMF all give the same certified τ (Skellam closure)."""
+    from privtools.exact import exact_quantile, sum_pmf
+
+    q = Fraction(p)
+    via_sum = exact_quantile(NoiseSum(Skellam(Fraction(1, 3)), 3), q)
+    via_law = exact_quantile(Skellam(1), q)
+    via_pmf = exact_quantile(sum_pmf(Skellam(Fraction(1, 3)), 3, dps=30, method="convolve"), q)
+    assert via_sum == via_law == via_pmf == exact_tau(Skellam(1), q).tau

@@ -93,27 +93,18 @@ class ClaimResult:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _status_le(value: mpmath.mpi, bound) -> str:
-    """Certified comparison value <= bound (an interval bound is taken at its lower end)."""
-    b = ends(bound)[0] if isinstance(bound, _MPI) else bound
-    return status_le(value, b)
-
-
-_combine = combine
-
-
 def _compare_orders(alphas, exact_of, bound_of) -> tuple[str, float | None, str]:
     """Certified D_α (``exact_of``) against a claimed bound (``bound_of``) at each order:
     (combined status, smallest slack, one-line detail)."""
     worst, parts, states = None, [], []
     for alpha in alphas:
         exact, bound = exact_of(alpha), mpmath.mpf(bound_of(alpha))
-        states.append(_status_le(exact, bound))
+        states.append(status_le(exact, bound))
         r = _ratio(bound, exact)
         if r is not None:
             worst = r if worst is None else min(worst, r)
         parts.append(f"α={alpha}: {_fmt(exact)} <= {mpmath.nstr(bound, 6)}")
-    return _combine(states), worst, "; ".join(parts)
+    return combine(states), worst, "; ".join(parts)
 
 
 def _ratio(claimed, exact: mpmath.mpi) -> float | None:
@@ -192,7 +183,7 @@ def _prop1(pt: dict) -> Row:
 
 
 def _rdp_row(pt: dict, exact: mpmath.mpi, bound) -> tuple[str, float | None, str]:
-    return _status_le(exact, bound), _ratio(bound, exact), f"exact {_fmt(exact)} vs {_fmt(bound)}"
+    return status_le(exact, bound), _ratio(bound, exact), f"exact {_fmt(exact)} vs {_fmt(bound)}"
 
 
 def _lemma3(pt: dict) -> Row:
@@ -248,7 +239,7 @@ def _lemma10(pt: dict) -> Row:
     conv = rdp_to_dp(lambda a: discrete_laplace_rdp(a, scale, 1), float(delta))
     P = ExactPMF.from_distribution(DiscreteLaplace(scale), dps=30)
     exact_delta = hockey_stick(shift(P, 1), P, conv.epsilon)
-    status = _status_le(exact_delta, delta)
+    status = status_le(exact_delta, delta)
     return Row(pt, status, _ratio(delta, exact_delta),
                f"ε(δ) by Lemma 10 = {conv.epsilon:.6g}; exact δ at that ε = {_fmt(exact_delta)}")
 
@@ -309,7 +300,7 @@ def _theorem2_algebra(pt: dict) -> Row:
         worst = r if worst is None else min(worst, r)
         parts.append(f"α={alpha}: printed ε̂_n {mpmath.nstr(printed, 6)} vs Lemma 3 "
                      f"{mpmath.nstr(lemma3, 6)}")
-    return Row(pt, _combine(states), worst, f"g={prm.g}; " + "; ".join(parts))
+    return Row(pt, combine(states), worst, f"g={prm.g}; " + "; ".join(parts))
 
 
 def _theorem4(pt: dict) -> Row:

@@ -163,11 +163,6 @@ def _mpf(q: Fraction) -> mpmath.mpf:
         return mpmath.mpf(q.numerator) / q.denominator
 
 
-def _status(lo: mpmath.mpf | None, hi: mpmath.mpf, target) -> str:
-    """Certified ``value <= target`` for a value in [lo, hi] (lo None: only an upper bound)."""
-    return status_le((lo, hi), target)
-
-
 def _fmt_iv(lo, hi) -> str:
     return f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}]"
 
@@ -300,7 +295,7 @@ def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var):
             rows.append((a, None, mpmath.mpf(skellam_rdp_bound(a, noise.variance, plan.g)), t))
         method = (f"Lemma 3 bound (total variance {float(noise.variance):.3g} > "
                   f"{exact_var:.0e}: tabulation skipped)")
-    states = [_status(lo, hi, t) for _, lo, hi, t in rows]
+    states = [status_le((lo, hi), t) for _, lo, hi, t in rows]
     status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states else HOLDS)
     worst = min(rows, key=lambda r: float(r[3] - r[2]))
     findings = [Finding("privacy (RDP)", status,
@@ -333,7 +328,7 @@ def _cdp(plan: Plan, dps: int, orders, delta: Fraction):
             lo, hi = _intervals.ends(v)
             rows.append((a, lo, hi, t))
         method = "exact Rényi curve of the mod-m view of the n-fold sum (claims engine)"
-        states = [_status(lo, hi, t) for _, lo, hi, t in rows]
+        states = [status_le((lo, hi), t) for _, lo, hi, t in rows]
         status = FAILS if FAILS in states else (INCONCLUSIVE if INCONCLUSIVE in states
                                                 else HOLDS)
         eps_dp, eps_dp_t = _dp_conversion({a: hi for a, _, hi, _ in rows},
@@ -372,7 +367,9 @@ def _failure(plan: Plan, dps: int):
     else:
         a_lo, a_hi = _one_sided_above(law, plan.tau, dps, p)
         b_lo, b_hi = _one_sided_above(law, L, dps, p)
-        lo, hi = _add(a_lo, b_lo, "f"), min(mpmath.mpf(1), _add(a_hi, b_hi, "c"))
+        # the quantity is min(1, P(N > τ) + P(N > L)): both ends clip at 1
+        lo = min(mpmath.mpf(1), _add(a_lo, b_lo, "f"))
+        hi = min(mpmath.mpf(1), _add(a_hi, b_hi, "c"))
         findings.append(Finding(
             "wrap correction", INFO, f"m = {plan.m}",
             f">= ng + 2τ + 1 = {plan.n * plan.g + 2 * plan.tau + 1}",
@@ -380,9 +377,10 @@ def _failure(plan: Plan, dps: int):
             "mis-corrected (included in the failure probability)"))
     if plan.q_hat:
         q_lo, q_hi = _bounds_of(plan.q_hat)
-        lo, hi = _add(lo, q_lo, "f"), min(mpmath.mpf(1), _add(hi, q_hi, "c"))
+        lo = min(mpmath.mpf(1), _add(lo, q_lo, "f"))
+        hi = min(mpmath.mpf(1), _add(hi, q_hi, "c"))
     target = plan.failure_probability
-    status = _status(lo, hi, target)
+    status = status_le((lo, hi), target)
     detail = "P(|N| > τ)" + (" with the wrap" if L < plan.tau else "") + (
         f" + q̂ = {plan.q_hat} (assumed)" if plan.q_hat else "")
     findings.append(Finding("failure probability", status, _fmt_iv(lo, hi), f"<= {target}",

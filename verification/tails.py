@@ -121,10 +121,6 @@ interval_ends = _intervals.ends
 _mpi = _intervals.interval
 
 
-def _status(interval, p: Fraction) -> str:
-    return status_le(interval, p)
-
-
 # ============================================================================ checking a bound
 @dataclass(frozen=True)
 class TailRow:
@@ -231,12 +227,12 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
         thr = math.floor(t_exact)
         if is_pmf:
             tail = tails.interval(thr)
-            status = _status(tail, pf)
+            status = status_le(tail, pf)
             quantile = tails.quantile(pf)
         else:
             for d in (dps, 2 * dps, 4 * dps):
                 tail = exact_tail(dist, thr, two_sided, d, c)
-                status = _status(tail, pf)
+                status = status_le(tail, pf)
                 if status != INCONCLUSIVE:
                     break
             quantile = _dist_quantile(dist, pf, dps, two_sided) if c == dist.center else None

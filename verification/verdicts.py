@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from privtools.certified import decide_le
+from privtools.certified import Interval, decide_le, ends
 
 __all__ = ["HOLDS", "FAILS", "INCONCLUSIVE", "INFO", "PASS", "FAIL", "CERTIFIED",
            "STATISTICAL", "status_le", "combine"]
@@ -30,7 +30,11 @@ STATISTICAL = (PASS, FAIL, INCONCLUSIVE)
 
 def status_le(value, bound) -> str:
     """Certified ``value <= bound``: ``value`` an Interval, an Arb ball or a pair ``(lo, hi)``
-    (``lo`` None when only an upper end is known); ``bound`` compared as an exact rational."""
+    (``lo`` None when only an upper end is known); ``bound`` a number, compared as an exact
+    rational, or an Interval, taken at its lower end (a claim holds only if it holds for
+    every value the bound's interval allows)."""
+    if isinstance(bound, Interval):
+        bound = ends(bound)[0]
     verdict = decide_le(value, bound)
     return INCONCLUSIVE if verdict is None else (HOLDS if verdict else FAILS)
 

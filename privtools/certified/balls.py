@@ -29,6 +29,7 @@ __all__ = [
     "bits_for_dps",
     "precision",
     "to_arb",
+    "from_mpf",
     "to_mpf",
     "upper_mpf",
     "has_digits",
@@ -63,6 +64,18 @@ def to_arb(x) -> arb:
     if isinstance(x, int):
         return arb(x)
     raise ParameterError(f"cannot convert {type(x).__name__} to an exact Arb value")
+
+
+def from_mpf(x) -> arb:
+    """The exact Arb value of a finite mpmath number (the working precision is raised to
+    hold its mantissa)."""
+    x = mpmath.mpf(x)
+    if x == 0:
+        return arb(0)
+    man, exp = x.man_exp
+    man, exp = int(man), int(exp)
+    with precision(max(int(flint.ctx.prec), man.bit_length() + 8)):
+        return arb(man) * arb(2) ** exp
 
 
 def nonneg(x: arb) -> arb:

@@ -32,7 +32,7 @@ import mpmath
 from flint import arb
 
 from privtools.certified import balls as _arb
-from privtools.certified.intervals import Interval, decide_le, interval
+from privtools.certified.intervals import Interval, interval
 from privtools.certified.intervals import exact_rational as exact_fraction
 from privtools.certified.rounding import add_up
 from privtools.certified.search import certified_threshold
@@ -115,12 +115,12 @@ class PMFTails:
     def quantile(self, p: Fraction) -> int | None:
         """Smallest t >= 0 with certified tail(t) <= p and certified tail(t − 1) > p, or
         None when the table cannot decide (unaccounted mass comparable to p)."""
-        t = next((i for i in range(self.dmax + 1) if decide_le(self.interval(i), p)), None)
-        if t is None:
+        try:
+            t, _ = certified_threshold(lambda i, _dps: self.interval(i), p, 0, 1, 1,
+                                       refinements=1, what="the PMF's tail")
+        except CertificationError:  # the table's precision is what it is: undecided
             return None
-        if t == 0 or decide_le(self.interval(t - 1), p) is False:
-            return t
-        return None
+        return t
 
 
 def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
@@ -146,9 +146,20 @@ def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
 def exact_quantile(dist_or_pmf, p, two_sided: bool = True, dps: int = 30,
                    center: int | None = None) -> int | None:
     """Smallest integer ``t >= 0`` with ``P(|X − c| > t) <= p``, certified at ``t`` and
-    ``t − 1``. For a distribution this is :meth:`IntegerDistribution.tail_quantile` (its
-    own centre only); for an ExactPMF it is None when the unaccounted mass prevents a
-    certified decision."""
+    ``t − 1`` — the one quantile of privtools, whatever ``X`` is:
+
+    * a distribution: its own :meth:`~privtools.noise.IntegerDistribution.tail_quantile`
+      (PMF window; its own centre only);
+    * a :class:`~privtools.noise.NoiseSum`: the Fourier n-fold engine
+      (:func:`exact_tau`, which also returns the enclosures that prove τ; two-sided, centre 0);
+    * an ExactPMF: its certified table; None when the unaccounted mass prevents a certified
+      decision.
+
+    All three searches are :func:`privtools.certified.certified_threshold`."""
+    if isinstance(dist_or_pmf, NoiseSum):
+        if two_sided is not True or center not in (None, 0):
+            raise ParameterError("the quantile of a NoiseSum is two-sided about 0")
+        return exact_tau(dist_or_pmf, check_probability("p", p), dps=dps).tau
     check_tail_law(dist_or_pmf)
     q = check_probability("p", p)
     c = resolve_center(dist_or_pmf, center)

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
 import mpmath
 from flint import arb
 
@@ -15,7 +13,7 @@ from privtools.certified import balls as _arb
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF
 from privtools.noise import IntegerDistribution
-from privtools.validation import check_int
+from privtools.validation import check_int, to_fraction
 
 _LN10 = math.log(10.0)
 _INF = mpmath.inf
@@ -37,28 +35,12 @@ def _check_pair(P, Q) -> None:
 
 
 def _real_to_fraction(name: str, value):
-    """Exact value of a real number as a Fraction, or ``math.inf``; NaN -> ValueError."""
-    if isinstance(value, bool):
-        raise ParameterError(f"{name} must be a real number, got bool")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, mpmath.mpf):
-        if mpmath.isnan(value):
-            raise ParameterError(f"{name} must not be NaN")
+    """Exact value of a real number as a Fraction (:func:`privtools.validation.to_fraction`),
+    or ``±math.inf`` for an infinite float or mpf; NaN and non-numbers -> ParameterError."""
+    if isinstance(value, (float, mpmath.mpf)) and not isinstance(value, bool):
         if mpmath.isinf(value):
             return math.inf if value > 0 else -math.inf
-        man, exp = value.man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(exp)
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if math.isnan(f):
-            raise ParameterError(f"{name} must not be NaN")
-        if math.isinf(f):
-            return f
-        return Fraction(f)
-    raise ParameterError(f"{name} must be a real number, got {type(value).__name__}")
+    return to_fraction(name, value)
 
 
 def _check_alpha(alpha):
@@ -107,15 +89,7 @@ def _exact(x) -> arb:
     return _arb.to_arb(x)
 
 
-def _mpf_to_arb(x) -> arb:
-    """Exact Arb value of an mpmath number (finite)."""
-    x = mpmath.mpf(x)
-    if x == 0:
-        return arb(0)
-    man, exp = x.man_exp
-    man, exp = int(man), int(exp)
-    with _arb.precision(max(int(flint.ctx.prec), man.bit_length() + 8)):
-        return arb(man) * arb(2) ** exp
+_mpf_to_arb = _arb.from_mpf
 
 
 def _lo(x: arb) -> arb:
