@@ -26,6 +26,9 @@ INT64_MAX = np.iinfo(np.int64).max
 # Integer points and locations are limited to |k| <= 2**62 so that k ± mu, k + 1 and the
 # like can never wrap around in int64 arithmetic.
 POINT_LIMIT = 2**62
+# Locations are limited to |mu| < 2**61 so that mirrored points 2·mu − k − 1 (the lower tail
+# of a symmetric law read from its upper tail) stay in int64 for every point |k| <= 2**62.
+LOCATION_LIMIT = 2**61 - 1
 
 
 
@@ -41,6 +44,7 @@ __all__ = [
     "check_nonneg",
     "check_location",
     "POINT_LIMIT",
+    "LOCATION_LIMIT",
 ]
 
 
@@ -124,8 +128,8 @@ def check_int(name: str, value, *, minimum: int | None = None,
 
 
 def check_location(name: str, value) -> int:
-    """An integer location (e.g. ``mu``) within ±2**62."""
-    return check_int(name, value, minimum=-POINT_LIMIT, maximum=POINT_LIMIT)
+    """An integer location (e.g. ``mu``) with |mu| < 2**61 (:data:`LOCATION_LIMIT`)."""
+    return check_int(name, value, minimum=-LOCATION_LIMIT, maximum=LOCATION_LIMIT)
 
 
 def check_dps(dps) -> int:

@@ -272,10 +272,11 @@ def test_movielens_instance_rewards():
 def _app():
     import typer
 
+    from privtools.cli.boundary import BoundaryCommand
     from privtools.cli.simulate import simulate
 
     app = typer.Typer()
-    app.command()(simulate)
+    app.command(cls=BoundaryCommand)(simulate)  # errors become exit codes at the boundary
     return app
 
 

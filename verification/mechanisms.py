@@ -34,6 +34,9 @@ from privtools.errors import ParameterError
 
 __all__ = ["MECHANISMS", "ProtocolMechanism", "protocol_mechanism"]
 
+# Views are read as int64 by the audit: moduli must stay below this.
+_VIEW_LIMIT = 2**62
+
 MECHANISMS = {
     "dist-dp": dict(privacy="pure-dp", trust="distributed", secure="secagg"),
     "dist-shuffle": dict(privacy="pure-dp", trust="distributed", secure="shuffle"),
@@ -95,6 +98,12 @@ def protocol_mechanism(name: str, epsilon, n: int, horizon: int = 10**6, s=1,
     tail = "exact" if kind["trust"] == "local" else "bound"
     s_arg = s if kind["privacy"] != "pure-dp" else 1
     p = make_plan(epsilon=epsilon, n=n, horizon=horizon, s=s_arg, tail=tail, **kind)
+    if p.m >= _VIEW_LIMIT:  # the audit reads each view as one int64
+        most = float(Fraction(p.epsilon) * _VIEW_LIMIT / p.m)
+        raise ParameterError(f"epsilon = {float(Fraction(p.epsilon)):.3g} with n = {p.n} gives "
+                             f"the modulus m = {float(p.m):.3g}, beyond 2**62: the audit reads "
+                             f"the server's view as int64; supported here: epsilon <= "
+                             f"~{most:.2g}")
     d = np.zeros(p.n)
     d_prime = d.copy()
     d_prime[0] = 1.0

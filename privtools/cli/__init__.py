@@ -13,21 +13,53 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer.core import TyperCommand
 
+from privtools import __version__
+from privtools.cli import checks
 from privtools.cli.audit import audit
+from privtools.cli.boundary import EPILOG, BoundaryGroup
+from privtools.cli.experiments import SimulateCommand
 from privtools.cli.laws import KINDS as _KINDS
 from privtools.cli.laws import build_law
 from privtools.cli.simulate import simulate
 from privtools.errors import ParameterError
 
 app = typer.Typer(
+    cls=BoundaryGroup,
     add_completion=False,
     no_args_is_help=True,
     help="privtools: discrete noise for distributed DP, checked exactly.",
+    epilog=EPILOG,
 )
 console = Console(stderr=True)
 
+# `noise --shares`: the certified check of the n-fold sum tabulates the law to 10**-dps and
+# convolves n shares by binary powering (2·bitlen(n) Arb products of that width). Beyond
+# these limits it runs for many minutes (or loses its precision: n > 1e7).
+MAX_SHARES = 10**7
+MAX_TABLE = 200_000           # points of the law's table
+MAX_TABLE_WORK = 3_000_000    # points x products (about 20 s on 2 cores)
+MAX_DPS = 100
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"privtools {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="print 'privtools <version>' and exit"),
+    debug: bool = typer.Option(False, "--debug", help="show the full traceback of an error "
+                               "(accepted anywhere on the command line)"),
+):
+    """privtools: discrete noise for distributed DP, checked exactly."""
+    # --debug is read (and removed from the arguments) by the error boundary itself
 
 
 def _fmt(x) -> str:
@@ -44,20 +76,27 @@ def noise(
     sigma2: str = typer.Option(None, help="discrete Gaussian sigma^2"),
     r: str = typer.Option(None, help="Pólya r"),
     beta: str = typer.Option(None, help="Pólya beta in (0, 1)"),
-    mu: int = typer.Option(0, help="integer location (Skellam, Gaussian)"),
+    mu: int = typer.Option(None, help="integer location (Skellam, Gaussian; default 0)"),
     shares: int = typer.Option(None, help="also describe one of N users' shares and "
-                               "certify that N shares sum to this law"),
-    dps: int = typer.Option(30, help="decimal digits for exact values"),
+                               f"certify that N shares sum to this law (N <= {MAX_SHARES:,})"),
+    dps: int = typer.Option(30, help=f"decimal digits for exact values (1 to {MAX_DPS})"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ):
     """Describe a noise law: moments, float and certified tails, and (with --shares)
     the per-user share and an exact check of the n-fold sum.
 
-    Decimal parameters are exact ("0.1" means 1/10)."""
+    Decimal parameters are exact ("0.1" means 1/10). Options the law does not take are
+    refused, and so are laws and share counts beyond the size limits (the message gives the
+    limit)."""
     from verification.exact import ExactPMF, sum_pmf, total_variation
 
-    try:
-        d = build_law(kind, scale, var, sigma2, r, beta, mu)
+    d = build_law(kind, scale, var, sigma2, r, beta, mu)
+    checks.int_range("dps", dps, 1, MAX_DPS)
+    checks.int_range("shares", shares, 1, MAX_SHARES,
+                     " (beyond it the certified n-fold sum runs for hours and loses precision)")
+    with checks.naming({"n": "--shares"}):
+        if shares is not None:
+            _check_share_work(d, shares, dps)
         info = {
             "distribution": repr(d),
             "mean": d.mean(),
@@ -66,7 +105,8 @@ def noise(
         }
         for p in (1e-3, 1e-6, 1e-9, 1e-12, 1e-30):
             lo, hi, bound = d.exact_support(p, dps=min(dps, 30))
-            info["tails"].append({"p": p, "lo": lo, "hi": hi, "certified_outside": float(bound)})
+            info["tails"].append({"p": p, "lo": lo, "hi": hi,
+                                  "certified_outside": float(bound)})
         if shares is not None:
             share = d.shares(shares)
             t0 = time.perf_counter()
@@ -80,17 +120,14 @@ def noise(
                 "tv_sum_vs_law": [float(tv.a), float(tv.b)],
                 "seconds": time.perf_counter() - t0,
             }
-    except (ParameterError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
 
     if as_json:
         print(json.dumps(info, indent=2))
         return
     out = Console()
-    out.print(f"[bold]{info['distribution']}[/bold]")
+    out.print(f"[bold]{escape(info['distribution'])}[/bold]")
     out.print(f"mean {info['mean']:.6g}   var {info['var']:.6g}")
-    t = Table(title="certified ranges: P(X outside [lo, hi]) <= p")
+    t = Table(title=escape("certified ranges: P(X outside [lo, hi]) <= p"))
     for c in ("p", "lo", "hi", "certified outside mass"):
         t.add_column(c, justify="right")
     for row in info["tails"]:
@@ -99,16 +136,36 @@ def noise(
     out.print(t)
     if "shares" in info:
         s = info["shares"]
-        out.print(f"one of {s['n']} shares: {s['share']} (var {s['share_var']:.6g})")
-        out.print(f"TV(sum of {s['n']} shares, law) in [{s['tv_sum_vs_law'][0]:.3e}, "
-                  f"{s['tv_sum_vs_law'][1]:.3e}]  ({s['seconds']:.2f} s, convolution in Arb)")
+        out.print(escape(f"one of {s['n']} shares: {s['share']} (var {s['share_var']:.6g})"))
+        out.print(escape(f"TV(sum of {s['n']} shares, law) in [{s['tv_sum_vs_law'][0]:.3e}, "
+                         f"{s['tv_sum_vs_law'][1]:.3e}]  ({s['seconds']:.2f} s, convolution "
+                         "in Arb)"))
+
+
+def _check_share_work(d, shares: int, dps: int) -> None:
+    """Refuse a --shares check that cannot finish in about a minute: the law's table to
+    10**-dps (its width is cheap to find) times the 2·bitlen(n) products."""
+    import mpmath
+
+    lo, hi, _ = d.exact_support(mpmath.mpf(10) ** -dps, dps=min(dps, 30))
+    width, steps = hi - lo + 1, 2 * shares.bit_length()
+    law = [checks.opt(n) for n in checks.given("scale", "var", "sigma2", "r", "beta")]
+    why = f"use a smaller {' or '.join(law + ['--dps'])}, or fewer --shares"
+    if width > MAX_TABLE:
+        raise ParameterError(f"{', '.join(law)} with --shares: the certified check would "
+                             f"tabulate the law on {width:,} points (to 1e-{dps}), beyond the "
+                             f"limit {MAX_TABLE:,}; {why}")
+    if width * steps > MAX_TABLE_WORK:
+        raise ParameterError(f"--shares {shares:,}: the certified check would take {steps} "
+                             f"products of {width:,} points, beyond the limit of "
+                             f"{MAX_TABLE_WORK:,} points x products; {why}")
 
 
 @app.command()
 def demo(
     out: Path = typer.Option(Path("privtools-report"), help="report directory"),
     quick: bool = typer.Option(False, help="smaller sample sizes"),
-    seed: int = typer.Option(20261122, help="seed for all sampling"),
+    seed: int = typer.Option(20261122, help="seed for all sampling (0 to 2**63 - 1)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ):
     """Check the noise library end to end and write a report (Markdown + PNG).
@@ -118,6 +175,8 @@ def demo(
     law of the summed shares (Arb convolution) against the closed form, a G-test of
     simulated batch sums against the exact law, G-tests of the integer-only samplers, and
     the symbolic proofs of the closed forms."""
+    checks.out_dir("out", out)
+    checks.seed("seed", seed)
     from privtools.demo import run_demo
 
     summary = run_demo(out, quick=quick, seed=seed, console=None if as_json else Console())
@@ -144,8 +203,7 @@ def verify_claims(
     try:
         chosen = [registry.get(n) for n in only] if only else registry.all_claims()
     except ValueError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise ParameterError(f"--only: {exc}") from None
     total = sum(len(c.grid(grid)) for c in chosen)
     t0 = time.perf_counter()
     results = []
@@ -170,17 +228,17 @@ def verify_claims(
             worst = "-" if r.worst_slack is None else f"{r.worst_slack:.4g}"
             counts = {k: sum(row.status == k for row in r.rows) for k in colour}
             label = st if counts[st] == len(r.rows) else f"{st} ({counts[st]}/{len(r.rows)})"
-            t.add_row(r.claim.name, r.claim.source, str(len(r.rows)),
+            t.add_row(escape(r.claim.name), escape(r.claim.source), str(len(r.rows)),
                       f"[{colour[st]}]{label}[/{colour[st]}]", worst,
-                      r.claim.slack_meaning)
+                      escape(r.claim.slack_meaning))
         out.print(t)
         for r in results:
             shown = [row for row in r.rows if row.status != "holds"][:3] or list(r.rows[:1])
-            out.print(f"[bold]{r.claim.name}[/bold] [{colour[r.status]}]{r.status}[/]: "
-                      f"{r.claim.statement}")
+            out.print(f"[bold]{escape(r.claim.name)}[/bold] [{colour[r.status]}]{r.status}[/]: "
+                      f"{escape(r.claim.statement)}")
             for row in shown:
                 params = ", ".join(f"{k}={v}" for k, v in row.params.items())
-                out.print(f"   {row.status} at {params}: {row.detail}", soft_wrap=True)
+                out.print(escape(f"   {row.status} at {params}: {row.detail}"), soft_wrap=True)
     if strict and any(r.status != "holds" for r in results):
         raise typer.Exit(1)
 
@@ -208,7 +266,7 @@ def _plan_table(pl, exact_pl) -> Table:
     if pl.user_parameters:
         rows.append(("user-chosen", ", ".join(pl.user_parameters)))
     for k, v in rows:
-        t.add_row(k, v)
+        t.add_row(escape(k), escape(v))
     return t
 
 
@@ -222,7 +280,68 @@ def _compare_rows(pl, exact_pl) -> dict | None:
             "tau_saved": exact_pl.tau_bound - exact_pl.tau, "bits_saved": exact_pl.bits_saved}
 
 
-@app.command("plan")
+# `plan`: the exact tail and verification of an rdp plan work on Sk(0, g²/ε²); their cost
+# grows with its variance (1e10: ~5 s, 1e12: ~1 min on 2 cores) and, for the verification
+# (Rényi divergences tabulated over the shift), with g (1e4: ~8 s, 3e4: ~25 s, 1e6: memory
+# exhausted). Other plans are cheap. The (ε, δ) conversions of rdp/cdp plans fail beyond
+# ε ~ 1e50; no privacy is left long before.
+MAX_PLAN_VARIANCE = 10**11
+MAX_RDP_G = 50_000
+# Your own --tau beyond this factor of the planned τ has a failure probability ~ p^(τ/τ_plan)
+# whose exact value needs billions of bits (τ = 1e11 for Lap_Z(4): memory exhausted).
+MAX_TAU_FACTOR = 10**5
+MAX_APPROX_EPSILON = 10**6
+MAX_PLAN_DPS = 100
+MAX_PLAN_N = 10**12
+
+
+def _plan_tail_default() -> str:
+    """The default ``tail`` of :func:`privtools.planning.plan`, read from its signature (the
+    command line and the API share it)."""
+    import inspect
+
+    from privtools.planning import plan
+
+    return inspect.signature(plan).parameters["tail"].default
+
+
+class _PlanCommand(TyperCommand):
+    """``plan``'s click command: its help names the default ``--tail`` (the API's)."""
+
+    def format_help(self, ctx, formatter):
+        for prm in self.params:
+            if prm.name == "tail" and "default:" not in (prm.help or ""):
+                prm.help = f"{prm.help} (default: {_plan_tail_default()})"
+        return super().format_help(ctx, formatter)
+
+
+def _check_rdp_cost(epsilon, n: int, s, g_user: int | None, verify: bool) -> None:
+    """Refuse an rdp plan whose exact tail or verification cannot finish in about a
+    minute: Sk(0, g²/ε²) beyond MAX_PLAN_VARIANCE, or (verification) g beyond MAX_RDP_G."""
+    from privtools.planning import ceil_sqrt
+
+    eps = checks.number("epsilon", epsilon, positive=True)
+    sf = checks.number("s", s, positive=True)
+    g = ceil_sqrt(sf * sf * eps * eps * n)
+    var = g * g / (eps * eps)
+    if g_user is not None:
+        checks.at_most("g", g_user, MAX_RDP_G, "the exact Rényi verification of an rdp plan "
+                       "tabulates over the shift g (memory and hours beyond it)")
+    if verify and g > MAX_RDP_G:
+        raise ParameterError(
+            f"--epsilon {epsilon} (with --n {n}, --s {s}): the rdp plan's precision g = "
+            f"⌈sε√n⌉ = {g:.3g} is beyond the limit {MAX_RDP_G:,} of its exact Rényi "
+            "verification (it tabulates over the shift g); use a smaller --epsilon, --n or "
+            "--s, or --no-verify")
+    if var > MAX_PLAN_VARIANCE:
+        raise ParameterError(
+            f"--epsilon {epsilon} (with --n {n}, --s {s}): the rdp plan's noise Sk(0, g²/ε²) "
+            f"has variance {float(var):.3g}, beyond the limit {MAX_PLAN_VARIANCE:.0e} of its "
+            "exact tail and verification (hours of work); use a larger --epsilon, or "
+            "--tail bound --no-compare --no-verify for the theorem's formulas only")
+
+
+@app.command("plan", cls=_PlanCommand)
 def plan_command(
     privacy: str = typer.Option("pure-dp", help="pure-dp | rdp | cdp"),
     epsilon: str = typer.Option(..., help="target ε (decimals are exact: 0.1 means 1/10)"),
@@ -231,10 +350,12 @@ def plan_command(
     s: str = typer.Option("1", help="scale s >= 1 of rdp/cdp plans (g = ⌈sε√n⌉)"),
     trust: str = typer.Option("distributed", help="distributed | central | local"),
     secure: str = typer.Option("secagg", help="secagg | shuffle"),
-    tail: str = typer.Option("exact", help="exact (certified smallest τ) | bound (theorem)"),
+    tail: str = typer.Option(None, help="bound (the theorem's τ) | exact (certified smallest "
+                             "τ); as in privtools.planning.plan"),
     c: str = typer.Option(None, help="Lemma 5's constant (local trust with --tail bound)"),
     p: str = typer.Option(None, help="failure probability per batch (default 1/T)"),
-    delta: str = typer.Option(None, help="δ of the (ε, δ) conversion of rdp/cdp (default p)"),
+    delta: str = typer.Option(None, help="δ of the (ε, δ) conversion of rdp/cdp plans' "
+                              "verification (default p)"),
     g: int = typer.Option(None, help="check your own parameters: your precision g (the noise "
                           "stays the plan's, calibrated to ε at the planned g)"),
     tau: int = typer.Option(None, help="check your own parameters: your threshold τ"),
@@ -244,7 +365,8 @@ def plan_command(
                                  help="show the theorem's τ beside the exact τ"),
     verify: bool = typer.Option(True, "--verify/--no-verify",
                                 help="verify the plan exactly (default) or only print it"),
-    dps: int = typer.Option(20, help="decimal digits of the certified intervals"),
+    dps: int = typer.Option(20, help=f"decimal digits of the certified intervals (5 to "
+                            f"{MAX_PLAN_DPS})"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object: plan (+ check)"),
 ):
     """Plan a batch (g, τ, m, noise) for paper 000's theorems and check it before deploying:
@@ -255,18 +377,38 @@ def plan_command(
     from privtools.planning import with_parameters
     from verification.plan_check import verify_plan
 
-    try:
+    tail = _plan_tail_default() if tail is None else tail
+    if privacy == "pure-dp":
+        checks.refuse(checks.given("delta"), "applies to rdp and cdp plans only (a pure-dp "
+                      "plan has δ = 0)")
+    if not verify:
+        checks.refuse(checks.given("delta"), "sets the δ of the verification: it does nothing "
+                      "with --no-verify")
+    if tail == "bound" and not compare and not verify:
+        checks.refuse(checks.given("dps"), "sets the digits of the exact tail and verification: "
+                      "it does nothing with --tail bound --no-compare --no-verify")
+    checks.int_range("dps", dps, 5, MAX_PLAN_DPS)
+    checks.int_range("n", n, 1, MAX_PLAN_N)
+    with checks.naming():
+        if privacy in ("rdp", "cdp"):
+            checks.at_most("epsilon", checks.number("epsilon", epsilon, positive=True),
+                           MAX_APPROX_EPSILON, "the (ε, δ) accounting of rdp/cdp plans "
+                           "works below it (and no privacy is left at such ε)")
+        if privacy == "rdp" and (tail == "exact" or compare or verify):
+            _check_rdp_cost(epsilon, n, s, g if verify else None, verify)
         kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,
                       trust=trust, secure=secure, p=p, c=c, dps=dps)
         pl = make_plan(tail=tail, **kwargs)
+        if verify and tau is not None and tau > MAX_TAU_FACTOR * max(pl.tau, 1):
+            raise ParameterError(
+                f"--tau {tau:,} is more than {MAX_TAU_FACTOR:.0e} times the planned τ = "
+                f"{pl.tau:,}: its certified failure probability (about p^(τ/planned τ)) is too "
+                "small to represent exactly; use a smaller --tau, or --no-verify")
         exact_pl = None
         if compare:
             exact_pl = pl if tail == "exact" else make_plan(tail="exact", **kwargs)
         pl = with_parameters(pl, g=g, tau=tau, m=m)
         check = verify_plan(pl, dps=dps, delta=delta) if verify else None
-    except (ParameterError, ValueError, ArithmeticError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
 
     cmp_rows = _compare_rows(pl, exact_pl)
     if as_json:
@@ -293,25 +435,27 @@ def plan_command(
                 t.add_column(col)
             for f in check.findings:
                 colour = _STATUS_COLOUR.get(f.status, "white")
-                t.add_row(f.name, f"[{colour}]{f.status}[/{colour}]", f.value, f.target,
-                          f.detail)
+                t.add_row(escape(str(f.name)), f"[{colour}]{f.status}[/{colour}]",
+                          escape(str(f.value)), escape(str(f.target)), escape(str(f.detail)))
             out.print(t)
             if check.passed:
                 out.print("[green]PLAN PASSES[/green]: every certified check meets its target")
             else:
                 out.print("[bold red]PLAN FAILS[/bold red]:")
                 for reason in check.reasons:
-                    out.print(f"  [red]{reason}[/red]", soft_wrap=True)
+                    out.print(f"  [red]{escape(reason)}[/red]", soft_wrap=True)
     if check is not None and not check.passed:
         raise typer.Exit(1)
 
 
 app.command("audit")(audit)
-app.command("simulate")(simulate)
+app.command("simulate", cls=SimulateCommand)(simulate)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point."""
+    """Console entry point (``privtools``, ``python -m privtools.cli``): runs the app through
+    its error boundary (:mod:`privtools.cli.boundary`), which exits with 0 (ok), 1 (a check
+    failed), 2 (bad input, one line naming the option) or 3 (internal error)."""
     app(args=argv if argv is not None else sys.argv[1:], prog_name="privtools")
 
 

@@ -16,11 +16,6 @@ from rich.table import Table
 console = Console(stderr=True)
 
 
-def _fail(msg: str) -> None:
-    console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(2)
-
-
 def simulate(
     preset: str = typer.Option(..., help="experiment: fig1-easy, fig1-hard, fig4, movielens, "
                                "smoke"),
@@ -38,22 +33,31 @@ def simulate(
     """Simulate a preset: time-average regret Reg(T)/T of private successive-elimination
     policies, averaged over random instances (results identical for any --workers or
     --scheduler)."""
-    from privtools.bandits.presets import get_preset
-    from privtools.bandits.runner import instance_means, run_tasks, save_results, summarize
+    from privtools.bandits.experiments.presets import get_preset
+    from privtools.bandits.experiments.runner import (
+        instance_means,
+        run_tasks,
+        save_results,
+        summarize,
+    )
 
-    try:
-        p = get_preset(preset).with_overrides(runs=runs, horizon=horizon)
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1; got {workers}")
-        if seed < 0:
-            raise ValueError(f"seed must be >= 0; got {seed}")
-    except ValueError as exc:
-        _fail(str(exc))
+    # every option is checked (errors name it) before any work; a scheduler is reached with
+    # a short timeout (privtools.cli.experiments)
+    from privtools.cli.experiments import check_options, connect_scheduler
+
+    check_options(preset, runs, horizon, out, scheduler, workers, seed)
+    p = get_preset(preset).with_overrides(runs=runs, horizon=horizon)
     out = Path(out) if out is not None else Path("privtools-sim") / p.name
+    client = connect_scheduler(scheduler) if scheduler is not None else None
 
     tasks = p.tasks()
     t0 = time.perf_counter()
-    df = run_tasks(tasks, seed, workers=workers, scheduler=scheduler, progress=True)
+    try:
+        df = run_tasks(tasks, seed, executor=None if client is None else client.get_executor(),
+                       workers=workers, progress=True)
+    finally:
+        if client is not None:
+            client.close()
     elapsed = time.perf_counter() - t0
     summary = summarize(
         df, preset=p.name, description=p.description, env=p.env.name, K=p.K,
@@ -62,7 +66,7 @@ def simulate(
         scheduler=scheduler, seconds=round(elapsed, 3),
         instance_means=instance_means(p.env, seed, p.runs))
     paths = save_results(df, summary, out)
-    from privtools.bandits.plots import plot_regret
+    from privtools.bandits.experiments.plots import plot_regret
 
     paths["png"] = plot_regret(df, out / "regret.png", symbol=p.privacy_symbol,
                                 title=f"{p.name}: {p.env.name} instances, K = {p.K}, "

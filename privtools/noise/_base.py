@@ -28,6 +28,7 @@ from privtools.certified.rounding import add_up
 from privtools.certified.search import certified_threshold, last_true
 from privtools.errors import CertificationError, ParameterError
 from privtools.validation import (
+    POINT_LIMIT,
     as_rng,
     check_dps,
     check_int,
@@ -503,6 +504,8 @@ class IntegerDistribution:
         c = self.center
 
         def above(x: int) -> bool:
+            if abs(x) > POINT_LIMIT:
+                raise self._too_wide(f"its upper tail at e^{log_p:.4g}")
             return x == c or self._logsf(np.array([x]))[0] > log_p
 
         return last_true(above, c, self._search_step(), +1, rel_tol) + 1
@@ -512,12 +515,31 @@ class IntegerDistribution:
         c = self.center
 
         def above(x: int) -> bool:  # P(X < x) = cdf(x - 1)
+            if abs(x) > POINT_LIMIT:
+                raise self._too_wide(f"its lower tail at e^{log_p:.4g}")
             return x == c or self._logcdf(np.array([x - 1]))[0] > log_p
 
         return last_true(above, c, self._search_step(), -1) - 1
 
     def _search_step(self) -> int:
-        return max(1, int(math.sqrt(max(self.var(), 1.0))))
+        sd = math.sqrt(max(self.var(), 1.0))
+        if not sd < POINT_LIMIT:  # also inf / nan
+            raise self._too_wide("its standard deviation")
+        return max(1, int(sd))
+
+    #: The parameters that set the law's width, named in "too wide" errors.
+    _width_parameters = "parameters"
+    #: The law's location parameter, if it has one (named when the centre is far out).
+    _location_parameter: str | None = None
+
+    def _too_wide(self, what: str) -> ParameterError:
+        """The error for a law whose float search would leave the integer range ±2**62 of
+        privtools (:data:`privtools.validation.POINT_LIMIT`): it names the parameters."""
+        who = f"{self._width_parameters} too large"
+        if self._location_parameter and abs(self.center) > POINT_LIMIT // 2:
+            who = f"{self._location_parameter} too far from 0 (or {who})"
+        return ParameterError(f"{who} for the integer range of privtools: {what} lies beyond "
+                              f"±2**62 for this {type(self).__name__}")
 
 
 class SymmetricIntegerDistribution(IntegerDistribution):

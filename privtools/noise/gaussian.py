@@ -65,6 +65,9 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     def __str__(self) -> str:
         return f"N_Z({self.mu}, {self.sigma2})"
 
+    _width_parameters = "sigma2"
+    _location_parameter = "mu"
+
     @property
     def sigma(self) -> float:
         return math.sqrt(float(self.sigma2))

@@ -38,6 +38,11 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
     def __post_init__(self):
         object.__setattr__(self, "scale", check_positive_fraction("scale", self.scale))
+        if float(1 / self.scale) == 0.0:  # the float methods work with a = 1/scale > 0
+            raise ParameterError(f"scale must be below ~1e308 (1/scale must be a positive "
+                                 f"float), got ~1e{len(str(int(self.scale))) - 1}")
+
+    _width_parameters = "scale"
 
     def __str__(self) -> str:
         return f"Lap_Z({self.scale})"
@@ -70,7 +75,13 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
     def var(self) -> float:
         a = self._a
-        return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
+        if a > 1e-4:
+            return 2.0 * math.exp(-a) / math.expm1(-a) ** 2
+        # 2e^{-a}/(1 − e^{-a})² = 1/(2 sinh²(a/2)) = 2b² − 1/6 + O(1/b²): no 0/0 for huge b
+        try:
+            return float(2 * self.scale**2) - 1.0 / 6.0
+        except OverflowError:  # beyond the float range
+            return math.inf
 
     def _sample_exact(self, size, rng):
         from .exact_sampling import discrete_laplace

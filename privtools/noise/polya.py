@@ -36,6 +36,10 @@ from privtools.validation import check_positive_fraction
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
 
+# Longest float tail sum (terms) before a law counts as too wide for the float path (as in
+# ``_base._log_upper_tail_sum``).
+_MAX_TAIL_TERMS = 1 << 27
+
 
 def log_gamma_ratio(k: np.ndarray, r: float) -> np.ndarray:
     """log Γ(k + r) − log Γ(k + 1) for integers k >= 0, without cancellation.
@@ -139,6 +143,14 @@ class _PolyaParams:
             factor = arb(1)
         return self._arb_beta() * factor
 
+    #: named in "too wide" errors (β = e^{-1/scale} close to 1, or a large r)
+    _width_parameters = "scale (beta) or r"
+
+    def _too_long(self) -> ParameterError:
+        return ParameterError(f"{self._width_parameters} too large for the float tail sums: "
+                              f"they would need more than 2**27 terms for this "
+                              f"{type(self).__name__} (beta = {self._beta!r})")
+
     def _check_sampling(self) -> None:
         if self._one_minus_beta < 1e-12:
             raise ParameterError(
@@ -201,6 +213,8 @@ class Polya(_PolyaParams, IntegerDistribution):
         far = (out < -650.0) & (k >= 0)
         if far.any():
             top = int(k[far].max())
+            if top > _MAX_TAIL_TERMS:
+                raise self._too_long()
             grid = np.arange(0, top + 1, dtype=np.int64)
             cum = np.logaddexp.accumulate(self._logpmf(grid))
             out[far] = cum[k[far]]
@@ -210,7 +224,8 @@ class Polya(_PolyaParams, IntegerDistribution):
         return self._r * self._beta / self._one_minus_beta
 
     def var(self) -> float:
-        return self._r * self._beta / self._one_minus_beta**2
+        q = self._one_minus_beta  # (q² may underflow: divide twice, inf past the float range)
+        return self._r * self._beta / q / q
 
     def _sample_direct(self, size, rng):
         shape = () if size is None else size
@@ -341,6 +356,8 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         k = np.asarray(k, dtype=np.int64)
         base = self._base()
         log_rho = float(self._log_upper_ratio(np.array([0]))[0])
+        if -48.0 / _MAX_TAIL_TERMS < log_rho <= 0:  # β too close to 1 for a float sum
+            raise self._too_long()
         terms = max(64, int(math.ceil(-48.0 / log_rho)))
         j = np.arange(terms, dtype=np.int64)
         log_nb = base._logpmf(j)
@@ -410,7 +427,8 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         return 0.0
 
     def var(self) -> float:
-        return 2.0 * self._r * self._beta / self._one_minus_beta**2
+        q = self._one_minus_beta  # (q² may underflow: divide twice, inf past the float range)
+        return 2.0 * self._r * self._beta / q / q
 
     def _sample_direct(self, size, rng):
         shape = () if size is None else size

@@ -81,6 +81,9 @@ class Skellam(SymmetricIntegerDistribution):
     def __str__(self) -> str:
         return f"Sk({self.mu}, {self.variance})"
 
+    _width_parameters = "var"
+    _location_parameter = "mu"
+
     # ---------------------------------------------------------------- float
     log_concave = True  # (log-concave PMF: ratio bounds in the exact engine)
 

@@ -21,7 +21,7 @@ from privtools.certified.intervals import Interval, ends
 from privtools.errors import ParameterError
 from privtools.exact.tails import exact_tau
 from privtools.noise import IntegerDistribution, NoiseSum
-from privtools.validation import check_int, check_positive_fraction
+from privtools.validation import POINT_LIMIT, check_int, check_positive_fraction
 
 from .theorems import TheoremParams, theorem_params
 
@@ -322,7 +322,7 @@ def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,
         new_g = check_int("g", g, minimum=1)
         changed.append("g")
     if tau is not None:
-        new_tau = check_int("tau", tau, minimum=0)
+        new_tau = check_int("tau", tau, minimum=0, maximum=POINT_LIMIT)  # a point of the noise
         changed.append("tau")
     new_m = base.n * new_g + 2 * new_tau + 1
     if m is not None:

@@ -31,7 +31,7 @@ import mpmath
 
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, IntegerDistribution, Skellam
-from privtools.validation import check_int, check_positive_fraction
+from privtools.validation import POINT_LIMIT, check_int, check_positive_fraction
 
 __all__ = ["TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS"]
 
@@ -80,6 +80,27 @@ def _ceil_real(x: mpmath.mpf, what: str) -> int:
     return c
 
 
+def _tau(x: mpmath.mpf, eps: Fraction, n: int, p: Fraction, g: int, c=None) -> int:
+    """⌈x⌉ for a theorem's τ, which must lie in the integer range of privtools (±2**62,
+    :data:`privtools.validation.POINT_LIMIT`): beyond it, ParameterError naming the cause —
+    Lemma 5's c when given, else ε while g = 1 (τ ∝ 1/ε, so the message gives the smallest
+    supported ε), else the precision g = ⌈sε√n⌉."""
+    if x > POINT_LIMIT:
+        where = f"for n = {n} and p = {p}: τ would be {mpmath.nstr(x, 3)}, beyond 2**62 " \
+                "(the integer range of privtools)"
+        if c is not None:
+            raise ParameterError(f"c = {mpmath.nstr(mpmath.mpf(c.numerator) / c.denominator, 3)}"
+                                 f" is too large {where}")
+        if g == 1:
+            e = mpmath.mpf(eps.numerator) / eps.denominator
+            least = mpmath.nstr(e * x / POINT_LIMIT * mpmath.mpf("1.01"), 2)
+            raise ParameterError(f"epsilon = {mpmath.nstr(e, 3)} is too small {where}; "
+                                 f"supported: epsilon >= ~{least}")
+        raise ParameterError(f"the precision g = {mpmath.nstr(mpmath.mpf(g), 3)} (from epsilon, "
+                             f"n and s) is too large {where}")
+    return _ceil_real(x, "tau")
+
+
 def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremParams:
     """Parameters of ``theorem`` (1 to 6) for a batch of ``n`` users.
 
@@ -104,7 +125,7 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
             ep = eps / 2  # ε' of Theorem 3
             g = ceil_sqrt(ep * ep * n)
             epm = mpmath.mpf(ep.numerator) / ep.denominator
-            tau = _ceil_real(g / epm * log2p, "tau")
+            tau = _tau(g / epm * log2p, eps, n, pf, g)
             noise = DiscreteLaplace(Fraction(g) / ep)
             share = noise.shares(n)
             s_used = None
@@ -115,9 +136,9 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
                     raise ParameterError("c (the constant of Lemma 5) is required for theorem 6")
                 cf = check_positive_fraction("c", c)
                 cm = mpmath.mpf(cf.numerator) / cf.denominator
-                tau = _ceil_real(cm * g / e * mpmath.sqrt(2 * n * log2p), "tau")
+                tau = _tau(cm * g / e * mpmath.sqrt(2 * n * log2p), eps, n, pf, g, cf)
             else:
-                tau = _ceil_real(g / e * log2p, "tau")
+                tau = _tau(g / e * log2p, eps, n, pf, g)
             noise = DiscreteLaplace(Fraction(g) / eps)
             share = noise.shares(n) if theorem == 1 else None
             s_used = None
@@ -125,10 +146,11 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
             g = ceil_sqrt(sf * sf * eps * eps * n)
             var = Fraction(g * g) / (eps * eps)
             if theorem == 2:
-                tau = _ceil_real(2 * g / e * mpmath.sqrt(log2p) + mpmath.sqrt(2) * log2p, "tau")
+                tau = _tau(2 * g / e * mpmath.sqrt(log2p) + mpmath.sqrt(2) * log2p,
+                           eps, n, pf, g)
                 noise = Skellam(var)
             else:
-                tau = _ceil_real(g / e * mpmath.sqrt(2 * log2p), "tau")
+                tau = _tau(g / e * mpmath.sqrt(2 * log2p), eps, n, pf, g)
                 noise = DiscreteGaussian(sigma2=var)
             share = noise.shares(n)
             s_used = sf

@@ -1,0 +1,128 @@
+"""The command line's one error boundary: every way a command can fail becomes one line on
+stderr and an exit code — never a traceback (unless ``--debug``).
+
+==========  ==================================================================================
+exit code   meaning
+==========  ==================================================================================
+0           done
+1           a check failed: a plan misses its target, an audit fails or is inconclusive, a
+            claim fails under ``--strict``, the demo finds a failure
+2           bad input: ``error: <message naming the option>`` — a usage error, a bad or
+            contradictory option, work beyond the size limits, or a value the certified
+            engines cannot certify (:class:`~privtools.errors.CertificationError`: in the
+            command line every certified computation is a function of the options given, so
+            failing to certify one is reported as an input the tool cannot handle)
+3           internal error: ``internal error: <type>: <message>`` — a bug; ``--debug`` shows
+            the traceback
+==========  ==================================================================================
+
+The boundary is the ``main`` of the app's click group (:class:`BoundaryGroup`), so
+``privtools.cli.main``, ``python -m privtools.cli`` and ``typer.testing.CliRunner().invoke(app,
+...)`` all run through it.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup
+
+from privtools.errors import CertificationError, ParameterError, ProtocolError
+
+try:  # typer >= 0.2x runs on its own copy of click
+    from typer._click import exceptions as click_exceptions
+    from typer._click.core import ParameterSource
+    from typer._click.globals import get_current_context
+except ImportError:  # pragma: no cover - older typer runs on click itself
+    from click import exceptions as click_exceptions
+    from click import get_current_context
+    from click.core import ParameterSource
+
+__all__ = ["BoundaryGroup", "BoundaryCommand", "EPILOG", "EXIT_BAD_INPUT", "EXIT_CHECK_FAILED",
+           "EXIT_INTERNAL", "EXIT_OK", "ParameterSource", "get_current_context"]
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+EPILOG = ("Errors and exit codes: 0 ok; 1 a check failed (a plan misses its target, an audit "
+          "fails, a claim fails under --strict); 2 bad input, reported as one line "
+          "'error: ...' naming the option (also for work beyond the size limits and for "
+          "values that cannot be certified); 3 internal error, one line 'internal error: ...' "
+          "(run with --debug, anywhere on the line, for the full traceback).")
+
+DEBUG_FLAG = "--debug"
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+class _Boundary:
+    """``main`` as the error boundary (see the module doc), for a click group or command."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        # --debug is global and may appear anywhere before a "--" separator
+        cut = args.index("--") if "--" in args else len(args)
+        debug = DEBUG_FLAG in args[:cut]
+        args = [a for a in args[:cut] if a != DEBUG_FLAG] + args[cut:]
+        code = _guarded(lambda: super(_Boundary, self).main(
+            args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+            **extra), debug)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+class BoundaryGroup(_Boundary, TyperGroup):
+    """The app's click group: ``privtools`` runs every command through its boundary."""
+
+
+class BoundaryCommand(_Boundary, TyperCommand):
+    """One command function run on its own through the same boundary (for single-command
+    apps, e.g. ``typer.Typer().command(cls=BoundaryCommand)(simulate)`` in tests)."""
+
+
+def _guarded(call, debug: bool) -> int:
+    err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+    def fail(text: str, code: int, exc: BaseException | None = None,
+             label: str = "error") -> int:
+        if debug and exc is not None:
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        colour = "red" if code == EXIT_BAD_INPUT else "bold red"
+        err.print(f"[{colour}]{label}:[/{colour}] {escape(_one_line(text))}")
+        return code
+
+    try:
+        rv = call()
+    except click_exceptions.NoArgsIsHelpError as exc:  # bare `privtools`: the help
+        text = exc.format_message()
+        if text.strip():
+            print(text, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except click_exceptions.UsageError as exc:  # BadParameter, MissingParameter, NoSuchOption
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        return fail(exc.format_message() + hint, EXIT_BAD_INPUT)
+    except typer.Abort as exc:
+        return fail("aborted", EXIT_CHECK_FAILED, exc)
+    except click_exceptions.ClickException as exc:
+        return fail(exc.format_message(), exc.exit_code, exc)
+    except ParameterError as exc:
+        return fail(str(exc), EXIT_BAD_INPUT, exc)
+    except CertificationError as exc:
+        return fail(f"cannot certify with these inputs: {exc}", EXIT_BAD_INPUT, exc)
+    except ProtocolError as exc:
+        return fail(f"protocol run failed: {exc}", EXIT_BAD_INPUT, exc)
+    except Exception as exc:  # a bug: one line, the traceback with --debug
+        more = "" if debug else " (run with --debug for the traceback)"
+        return fail(f"{type(exc).__name__}: {exc}{more}", EXIT_INTERNAL, exc,
+                    label="internal error")
+    if isinstance(rv, int) and not isinstance(rv, bool):
+        return rv
+    return EXIT_OK
