@@ -725,3 +725,12 @@ def test_vectorized_and_rounded_up():
     # 1/9 is not a float: the result is the float just above it
     v = A.gaussian_rdp(2, 3)
     assert Fraction(v) > Fraction(1, 9) > Fraction(math.nextafter(v, 0))
+
+
+@pytest.mark.parametrize("eps", [1e30, 1e60, 1e120])
+def test_cdp_conversion_at_huge_epsilon_is_finite_and_ordered(eps):
+    """α − 1 ~ 1/ε must not collapse to 0 at the working precision: the Lemma 10 value lies
+    between ½ε² (its α → 1 limit is above it) and the closed form."""
+    tight = A.cdp_to_dp(eps, 1e-6).epsilon
+    closed = A.cdp_to_dp(eps, 1e-6, method="lemma10_closed").epsilon
+    assert math.isfinite(tight) and eps * eps / 2 <= tight <= closed

@@ -322,3 +322,17 @@ def test_one_quantile_for_laws_sums_and_pmfs(p):
     via_law = exact_quantile(Skellam(1), q)
     via_pmf = exact_quantile(sum_pmf(Skellam(Fraction(1, 3)), 3, dps=30, method="convolve"), q)
     assert via_sum == via_law == via_pmf == exact_tau(Skellam(1), q).tau
+
+
+def test_an_uncertified_privacy_check_is_inconclusive_not_a_pass(monkeypatch):
+    import verification.plan_check as pc
+    from privtools.errors import CertificationError
+
+    def refuse(*args, **kwargs):
+        raise CertificationError("table too large")
+
+    monkeypatch.setattr(pc, "_rdp", refuse)
+    chk = pc.verify_plan(plan(privacy="rdp", epsilon=1, n=16, horizon=1000))
+    assert not chk.passed
+    assert [f.status for f in chk.findings if f.name.startswith("privacy")] == ["inconclusive"]
+    assert any("table too large" in r for r in chk.reasons)

@@ -55,7 +55,7 @@ from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import Interval, ends, from_ball, interval
 from privtools.certified.rounding import add_down, add_up, div_down, div_up, sub_down, sub_up
-from privtools.errors import ParameterError
+from privtools.errors import CertificationError, ParameterError
 from privtools.exact import exact_tail, sum_pmf
 from privtools.noise import (
     IntegerDistribution,
@@ -417,13 +417,19 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
     eps_iv = wrapped = None
     rows: tuple = ()
     eps_dp = eps_dp_t = None
-    if plan.privacy == "pure-dp":
-        findings, eps_iv, wrapped, method = _pure(plan, dps)
-    elif plan.privacy == "rdp":
-        findings, rows, method, eps_dp, eps_dp_t = _rdp(plan, dps, orders or RDP_ORDERS, dl,
-                                                        exact_skellam_var)
-    else:
-        findings, rows, method, eps_dp, eps_dp_t = _cdp(plan, dps, orders or CDP_ORDERS, dl)
+    try:
+        if plan.privacy == "pure-dp":
+            findings, eps_iv, wrapped, method = _pure(plan, dps)
+        elif plan.privacy == "rdp":
+            findings, rows, method, eps_dp, eps_dp_t = _rdp(plan, dps, orders or RDP_ORDERS,
+                                                            dl, exact_skellam_var)
+        else:
+            findings, rows, method, eps_dp, eps_dp_t = _cdp(plan, dps, orders or CDP_ORDERS,
+                                                            dl)
+    except CertificationError as exc:  # not decided: inconclusive, never a pass
+        method = "not certified"
+        findings = [Finding(f"privacy ({plan.privacy})", INCONCLUSIVE, "not certified",
+                            f"ε = {plan.epsilon}", str(exc))]
     util, tail, failure = _failure(plan, dps)
     findings = list(findings) + util
     findings.append(Finding("bits per user", INFO, str(plan.bits), "-",

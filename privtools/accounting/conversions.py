@@ -264,7 +264,9 @@ def zcdp_to_dp(rho, delta, method: str = "lemma10", *, tv_bound: bool = True
     d = check_delta(delta)
     if r == 0:
         return EpsilonResult(0.0, None, up(d), method)
-    with mpmath.workdps(BASE_DPS + 10):
+    # α − 1 ~ √(log(1/δ)/ρ) · 2^k must stay distinct from 0 at the working precision
+    extra = max(0, (r.numerator.bit_length() - r.denominator.bit_length()) * 3 // 20) + 12
+    with mpmath.workdps(BASE_DPS + 10 + extra):
         rv, log_inv = mpf(r), -mpmath.log(mpf(d))
         a_std = 1 + mpmath.sqrt(log_inv / rv)
         if method == "standard":

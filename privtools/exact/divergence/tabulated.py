@@ -211,12 +211,21 @@ def _plan_one(grid: _Grid, a: float, lam: float, guess):
             return "left"  # pragma: no cover
 
 
+# Most certified PMF values one table may hold (Arb balls; ~1 GB at the sizes used).
+MAX_TABLE = 4_000_000
+
+
 class _Table:
     """PMF balls on [lo, hi] (Arb, at ``prec`` bits) as an object array, and
     ρ(y) = p(y)/p(y+d). Correctness never depends on the precision; it only sets how
     tight the final interval is (checked by the caller)."""
 
     def __init__(self, noise, lo: int, hi: int, d: int, prec: int):
+        if hi - lo + 1 > MAX_TABLE:
+            raise CertificationError(
+                f"renyi_shift would tabulate {hi - lo + 1:,} certified PMF values of {noise} "
+                f"(shift {d}), beyond the limit {MAX_TABLE:,}: use a closed-form bound (e.g. "
+                "Lemma 3 for Skellam) or the wrapped view (m=...)")
         self.lo, self.hi, self.d = lo, hi, d
         balls = noise.pmf_balls(lo, hi, prec)
         self.p = np.empty(len(balls), dtype=object)
