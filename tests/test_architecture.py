@@ -153,3 +153,13 @@ def test_modules_are_small_unless_one_cohesive_engine():
         if n > MAX_LINES and name not in COHESIVE:
             big[name] = n
     assert big == {}
+
+
+def test_no_wall_clock_in_the_unit_suite():
+    """Timing belongs in benchmarks/ (ratios against a baseline measured in the same run); a
+    wall-clock assert in a test flakes under load."""
+    clocks = ("perf_counter(", "time.time(", "monotonic(", "process_time(")
+    bad = [f"{p.name}:{i}" for p in sorted((ROOT / "tests").glob("*.py"))
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if any(c in line for c in clocks) and "clocks = (" not in line]
+    assert bad == []

@@ -85,7 +85,7 @@ def derive_top_counts(inter_text: str, k: int = MAX_K) -> list[MovieCounts]:
             continue
         rating = float(row[i_rating])
         if rating not in (1.0, 2.0, 3.0, 4.0, 5.0):
-            raise ValueError(f"rating {row[i_rating]!r} is not an integer in 1..5")
+            raise ParameterError(f"inter_text: rating {row[i_rating]!r} is not an integer in 1..5")
         counts.setdefault(int(row[i_item]), [0] * 5)[int(rating) - 1] += 1
     order = sorted(counts.items(), key=lambda kv: (-sum(kv[1]), kv[0]))[:k]
     return [MovieCounts(r + 1, item, tuple(c)) for r, (item, c) in enumerate(order)]
@@ -105,12 +105,12 @@ def parse_table(text: str) -> list[MovieCounts]:
     """Parse :func:`format_table` output, checking the header and each row's total."""
     rows = list(csv.reader(io.StringIO(text)))
     if tuple(rows[0]) != COLUMNS:
-        raise ValueError(f"unexpected header {rows[0]}")
+        raise ParameterError(f"text: unexpected header {rows[0]}")
     movies = []
     for row in rows[1:]:
         rank, item, n, *stars = (int(x) for x in row)
         if sum(stars) != n or min(stars) < 0:
-            raise ValueError(f"inconsistent counts for item {item}")
+            raise ParameterError(f"text: inconsistent counts for item {item}")
         movies.append(MovieCounts(rank, item, tuple(stars)))
     return movies
 
