@@ -226,7 +226,7 @@ def _pure(plan: Plan, dps: int):
     llr = Fraction(plan.g) / b  # Fact 2: Lap_Z(b) on a g-sensitive query, LLR exactly g/b
     extra = 2 * plan.epsilon_secure if plan.epsilon_secure is not None else Fraction(0)
     achieved = llr + extra
-    eps_iv = _intervals.make(*_bounds_of(achieved))
+    eps_iv = _intervals.interval(*_bounds_of(achieved))
     view = "each user's message x̂_i + Lap_Z(g/ε)" if plan.theorem == 6 else "Σx̂ + noise"
     detail = f"LLR of {view} = g/b = {plan.g}/({b}) exactly (Fact 2)"
     if extra:

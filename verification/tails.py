@@ -52,6 +52,7 @@ from privtools.errors import CertificationError, ParameterError
 from privtools.exact import ExactPMF, sum_pmf
 from privtools.exact.tails import (
     PMFTails,
+    check_probability,
     check_tail_law,
     exact_quantile,
     exact_tail,
@@ -90,21 +91,6 @@ _BOUND_BITS = 256
 
 
 # ============================================================================ helpers
-def _as_fraction(name: str, value) -> Fraction:
-    """Exact rational value of an int / Fraction / float / decimal string / mpf."""
-    return to_fraction(name, value)
-
-
-def _check_probability(name: str, value) -> Fraction:
-    try:
-        q = _as_fraction(name, value)
-    except ParameterError as exc:
-        raise ParameterError(f"{name}: every p must be a real number in (0, 1); {exc}") from exc
-    if not 0 < q < 1:
-        raise ParameterError(f"{name}: every p must lie in (0, 1), got {value!r}")
-    return q
-
-
 def _check_ps(ps) -> list:
     if isinstance(ps, (str, bytes)) or not isinstance(ps, Iterable):
         raise ParameterError(f"ps must be a non-empty sequence of probabilities, got {ps!r}")
@@ -112,7 +98,7 @@ def _check_ps(ps) -> list:
     if not out:
         raise ParameterError("ps must be non-empty")
     for p in out:
-        _check_probability("ps", p)
+        check_probability("ps", p)
     return out
 
 
@@ -189,7 +175,7 @@ def _check_threshold(value, p) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
         raise ParameterError(f"bound(p) must return a real number, got {value!r} at p={p!r}")
     try:
-        out = _as_fraction("bound", value)
+        out = to_fraction("bound", value)
     except ParameterError as exc:
         raise ParameterError(f"bound(p) must return a finite number, got {value!r} at "
                              f"p={p!r}") from exc
@@ -221,7 +207,7 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
 
     rows = []
     for p in ps:
-        pf = _check_probability("ps", p)
+        pf = check_probability("ps", p)
         t_raw = bound(p)
         t_exact = _check_threshold(t_raw, p)
         thr = math.floor(t_exact)
@@ -268,7 +254,7 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
 # ============================================================================ the paper's bounds
 def _arb_p(p) -> arb:
     """Ball around the exact rational p (call inside an Arb precision context)."""
-    return _arb.to_arb(_check_probability("p", p))
+    return _arb.to_arb(check_probability("p", p))
 
 
 def _upper(compute: Callable[[], arb]) -> mpmath.mpf:
@@ -293,7 +279,7 @@ def fact2_tail(scale) -> Callable:
     bq = check_positive_fraction("scale", scale)
 
     def threshold(p) -> int:
-        _check_probability("p", p)
+        check_probability("p", p)
         bits = _BOUND_BITS
         for _ in range(6):
             with _arb.precision(bits):
@@ -383,7 +369,7 @@ def lemma5_laplace_sum(eps, n, c) -> Callable:
     constant). Returned as a certified upper end (the lemma allows any v >= the max)."""
     e = check_positive_fraction("eps", eps)
     n = check_int("n", n, minimum=1)
-    cc = _as_fraction("c", c)
+    cc = to_fraction("c", c)
     if cc <= 0:
         raise ParameterError(f"c must be > 0, got {c!r}")
 
@@ -421,7 +407,7 @@ def smallest_constant_lemma5(eps, n, ps, dps: int = 30, pmf: ExactPMF | None = N
     n = check_int("n", n, minimum=1)
     ps = _check_ps(ps)
     dps = check_dps(dps)
-    pfs = [_check_probability("ps", p) for p in ps]
+    pfs = [check_probability("ps", p) for p in ps]
     if pmf is None:
         tail = mpmath.mpf(min(pfs).numerator) / min(pfs).denominator * mpmath.mpf(10) ** -dps
         pmf = sum_pmf(DiscreteLaplace(1 / e), n, dps=dps, tail=tail, method="convolve")

@@ -22,7 +22,7 @@ from . import balls
 Interval = type(mpmath.mpi(0, 1))
 
 __all__ = ["Interval", "ends", "interval", "from_ball", "lower", "upper", "exact_rational",
-           "fraction_bounds", "decide_le", "make"]
+           "fraction_bounds", "decide_le"]
 
 
 def ends(iv) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -43,8 +43,6 @@ def interval(lo, hi) -> Interval:
     with mpmath.workprec(bits):
         return mpmath.mpi(lo, hi)
 
-
-make = interval
 
 
 def from_ball(x, clip=None) -> Interval:

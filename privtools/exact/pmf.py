@@ -152,7 +152,7 @@ def total_variation(P: ExactPMF, Q: ExactPMF) -> mpmath.mpi:
         slack = div_up(add_up(P.unaccounted, Q.unaccounted), 2)
         low = max(mpmath.mpf(0), sub_down(_arb.lower_mpf(core), slack))
         high = min(mpmath.mpf(1), add_up(_arb.upper_mpf(core), slack))
-    return _intervals.make(low, high)
+    return _intervals.interval(low, high)
 
 
 # ------------------------------------------------------------------------ helpers

@@ -160,7 +160,7 @@ def share(chunks: np.ndarray, threshold: int, n_holders: int,
     s, c = chunks.shape
     if not 1 <= threshold <= n_holders <= MAX_HOLDERS:
         raise ParameterError(f"need 1 <= threshold <= n_holders <= {MAX_HOLDERS}, got "
-                         f"threshold={threshold}, n_holders={n_holders}")
+                             f"threshold={threshold}, n_holders={n_holders}")
     coeffs = np.empty((threshold, s * c), dtype=np.int64)
     coeffs[0] = chunks.ravel()
     if threshold > 1:

@@ -237,7 +237,7 @@ def get_preset(name: str) -> Preset:
         return PRESETS[name]
     except KeyError:
         raise ParameterError(f"unknown preset {name!r}; choose one of: "
-                         f"{', '.join(PRESETS)}") from None
+                             f"{', '.join(PRESETS)}") from None
 
 
 __all__ = ["EASY", "HARD", "MOVIELENS", "NON_PRIVATE", "PRESETS", "Preset", "get_preset",

@@ -55,7 +55,7 @@ def _check_callable(name: str, fn) -> Callable:
     process pools and Dask ship them), never as ``"module:attr"`` strings."""
     if not callable(fn):
         raise ParameterError(f"{name} must be a callable (a module-level function), got "
-                        f"{type(fn).__name__} {fn!r}")
+                             f"{type(fn).__name__} {fn!r}")
     return fn
 
 
