@@ -4,6 +4,9 @@
     python notebooks/_build.py --execute  # and execute them in place (outputs stored)
     python notebooks/_build.py --check    # exit 1 if a committed notebook's cells differ
                                           # from its source (CI runs this)
+    python notebooks/_build.py --execute 08_auditing_your_own_mechanism
+                                          # only the named sources (the others, and the
+                                          # outputs stored in them, are left alone)
 
 Cells are separated by ``# %%`` lines; ``# %% [markdown]`` cells hold Markdown as ``# ``
 comment lines. CI executes the .ipynb files with nbmake at reduced sizes; set
@@ -42,9 +45,11 @@ def _cells(text: str):
             yield nbformat.v4.new_code_cell("\n".join(body))
 
 
-def build(execute: bool = False) -> list[Path]:
+def build(execute: bool = False, only=()) -> list[Path]:
     out = []
     for src in sorted((HERE / "src").glob("*.py")):
+        if only and src.stem not in only:
+            continue
         nb = nbformat.v4.new_notebook()
         nb.cells = list(_cells(src.read_text()))
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
@@ -91,5 +96,10 @@ if __name__ == "__main__":
         print(f"{len(problems)} notebook(s) out of date" if problems else
               "notebooks match their sources")
         sys.exit(1 if problems else 0)
-    for p in build(execute="--execute" in sys.argv):
+    names = [a.removesuffix(".py").removesuffix(".ipynb").split("/")[-1] for a in sys.argv[1:]
+             if not a.startswith("--")]
+    unknown = [n for n in names if not (HERE / "src" / f"{n}.py").exists()]
+    if unknown:
+        sys.exit(f"no source notebooks/src/<name>.py for: {', '.join(unknown)}")
+    for p in build(execute="--execute" in sys.argv, only=names):
         print(p)

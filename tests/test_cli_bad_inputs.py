@@ -43,6 +43,15 @@ MECH = ["audit", "--mechanism", "dist-dp", "--samples", "1000"]
 MECH_RDP = ["audit", "--mechanism", "dist-rdp", "--samples", "1000"]
 SAMPLER = ["audit", "--sampler", "laplace", "--scale", "8", "--samples", "1000"]
 SIM = ["simulate", "--preset", "smoke"]
+# --mechanism-file: every option is checked before the user's file is run, so a file that
+# does not exist shows that each bad value is refused first
+FILE = ["audit", "--mechanism-file", "no-such-file.py:release", "--epsilon", "1", "--d", "[1]",
+        "--d-prime", "[2]"]
+FILE_SEARCH = ["audit", "--mechanism-file", "no-such-file.py:release", "--epsilon", "1",
+               "--d", "[1, 2]"]
+FILE_OPTIONS = [("--d", "[1]"), ("--d-prime", "[1]"), ("--datasets", "[[1]]"),
+                ("--neighbours", "add-remove"), ("--budget", "5000"),
+                ("--features", "f.py:features"), ("--learners", "logistic"), ("--workers", "2")]
 
 BAD_NUMBERS = ["nan", "inf", "-inf", "-1", "0", "abc", "", "1/0"]
 BAD_INTEGERS = ["abc", "1.5", ""]
@@ -71,6 +80,9 @@ def _generated() -> list[tuple[str, list[str], str]]:
     for base, option in exact:
         for value in BAD_NUMBERS:
             add(_set(base, option, value), option)
+    for value in BAD_NUMBERS + ["1e400"]:  # a claimed ε may be 0
+        if value != "0":
+            add(_set(FILE, "--epsilon", value), "--epsilon")
     # ... and values beyond what the option accepts
     for base, option, value in [(NOISE["polya-difference"], "--beta", "1"),
                                 (NOISE["polya-difference"], "--beta", "2"),
@@ -96,6 +108,11 @@ def _generated() -> list[tuple[str, list[str], str]]:
         (MECH, "--seed", ["-1", str(2**63)]),
         (SAMPLER, "--seed", ["-1"]),
         (SAMPLER, "--samples", ["0", str(10**9)]),
+        (FILE, "--samples", ["0", "199", str(10**9)]),
+        (FILE, "--workers", ["0", "-1", "100000"]),
+        (FILE, "--seed", ["-1", str(2**63)]),
+        (FILE_SEARCH, "--budget", ["0", "3999", str(10**9)]),
+        (FILE_SEARCH, "--samples", ["0", "99", str(10**9)]),
         (SIM, "--runs", ["0", "-1", "100000"]),
         (SIM, "--horizon", ["0", "5", str(10**10)]),
         (SIM, "--workers", ["0", "-2", "100000"]),
@@ -107,16 +124,34 @@ def _generated() -> list[tuple[str, list[str], str]]:
             add(_set(base, option, value), option)
 
     # floats
-    for base, option in [(MECH, "--alpha"), (MECH_RDP, "--delta")]:
+    for base, option in [(MECH, "--alpha"), (MECH_RDP, "--delta"), (FILE, "--alpha"),
+                         (FILE, "--delta")]:
         for value in ["nan", "inf", "-inf", "0", "1", "-0.5", "2", "abc"]:
+            if (option, value) != ("--delta", "0") or base is not FILE:  # δ = 0: pure DP
+                add(_set(base, option, value), option)
+
+    # JSON datasets of --mechanism-file
+    for base, option, values in [(FILE, "--d", ["[1,", "", "{", "nan?"]),
+                                 (FILE, "--d-prime", ["[1,", "", "]"]),
+                                 (FILE_SEARCH, "--d", ["[1,", "{}", "3"]),
+                                 (FILE_SEARCH, "--datasets", ["[[1]", "{}", "[]", "[1]",
+                                                              "[[1], 2]"])]:
+        for value in values:
             add(_set(base, option, value), option)
 
     # unknown choices
     for base, option in [(PLAN, "--privacy"), (PLAN, "--trust"), (PLAN, "--secure"),
                          (PLAN, "--tail"), (MECH, "--mechanism"), (SAMPLER, "--sampler"),
-                         (SIM, "--preset"), (["verify-claims"], "--only")]:
+                         (SIM, "--preset"), (["verify-claims"], "--only"),
+                         (FILE_SEARCH, "--neighbours"), (FILE, "--learners")]:
         for value in ["garbage", ""]:
             add(_set(base, option, value), option)
+    add(_set(FILE, "--learners", "logistic,svm"), "--learners")
+    add(_set(FILE, "--mechanism-file", "release.py"), "--mechanism-file")  # no :FUNCTION
+    add(_set(FILE, "--mechanism-file", "release.py:"), "--mechanism-file")
+    add(_set(FILE, "--mechanism-file", "no-such-file.py:1x"), "--mechanism-file")
+    add(FILE, "--mechanism-file")  # the file does not exist
+    add(FILE + ["--features", "no-such-file.py"], "--features")
     add(["noise", "cauchy", "--scale", "1"], "kind")
     add(["noise", "", "--scale", "1"], "kind")
 
@@ -148,6 +183,26 @@ def _generated() -> list[tuple[str, list[str], str]]:
     add(PLAN + ["--c", "2"], "--c")  # c applies to local trust
     add(SIM + ["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "--workers")
     add(["audit", "--mechanism", "dist-dp", "--sampler", "laplace"], "--mechanism")
+    # --mechanism-file: the options of the other modes, of the other kind of run, conflicts
+    for option, value in FILE_OPTIONS:
+        add(MECH + [option, value], option)
+        add(SAMPLER + [option, value], option)
+    add(MECH + ["--stop-early"], "--stop-early")
+    for option, value in [("--n", "8"), ("--horizon", "100"), ("--s", "2"), ("--scale", "2"),
+                          ("--mu", "1")]:
+        add(FILE + [option, value], option)
+    add(FILE + ["--exact"], "--exact")
+    for option, value in [("--datasets", "[[1]]"), ("--neighbours", "add-remove"),
+                          ("--budget", "5000")]:
+        add(FILE + [option, value], option)  # a search's options with --d-prime
+    add(FILE_SEARCH + ["--stop-early"], "--stop-early")
+    add(["audit", "--mechanism-file", "no-such-file.py:release", "--d", "[1]"], "--epsilon")
+    add(["audit", "--mechanism-file", "no-such-file.py:release", "--epsilon", "1"],
+        "--mechanism-file")  # no dataset
+    add(["audit", "--mechanism-file", "no-such-file.py:release", "--epsilon", "1",
+         "--d-prime", "[1]"], "--d-prime")
+    add(["audit", "--mechanism", "dist-dp", "--mechanism-file", "x.py:f"], "--mechanism")
+    add(["audit", "--sampler", "laplace", "--mechanism-file", "x.py:f"], "--mechanism-file")
     add(["audit"], "--mechanism")
     return cases
 
@@ -155,6 +210,27 @@ def _generated() -> list[tuple[str, list[str], str]]:
 def _sampler(kind: str) -> list[str]:
     law = NOISE[kind][2:]
     return ["audit", "--sampler", kind, *law, "--samples", "1000"]
+
+
+def _file_cases(tmp) -> list[tuple[str, list[str], str]]:
+    """Bad user files: each one exits 2 naming --mechanism-file (or --features)."""
+    good = tmp / "good.py"
+    good.write_text("import numpy as np\n\n\ndef release(dataset, size, rng):\n"
+                    "    return rng.laplace(sum(dataset), 1.0, size)\n\n\nSCALE = 1\n")
+    (tmp / "syntax.py").write_text("def release(dataset, size, rng:\n    return size\n")
+    (tmp / "raises.py").write_text("raise ImportError('no module named secret_sauce')\n")
+    (tmp / "draw_fails.py").write_text("def release(dataset, size, rng):\n"
+                                       "    return [1, 2]\n")
+    pair = ["--epsilon", "1", "--d", "[1]", "--d-prime", "[2]", "--samples", "1000"]
+    cases = [("missing function", f"{good}:releas"), ("not callable", f"{good}:SCALE"),
+             ("a directory", f"{tmp}:release"), ("syntax error", f"{tmp}/syntax.py:release"),
+             ("raises on load", f"{tmp}/raises.py:release"),
+             ("wrong number of outputs", f"{tmp}/draw_fails.py:release")]
+    out = [(name, ["audit", "--mechanism-file", spec, *pair], "--mechanism-file")
+           for name, spec in cases]
+    out.append(("features missing", ["audit", "--mechanism-file", f"{good}:release", *pair,
+                                     "--features", f"{good}:features"], "--features"))
+    return out
 
 
 def _out_cases(tmp) -> list[tuple[str, list[str], str]]:
@@ -255,6 +331,11 @@ def test_output_directories_are_checked_before_any_work(tmp_path):
     for _, args, option in _out_cases(tmp_path):
         _check(args, option)
     assert not (tmp_path / "a-file" / "sub").exists()
+
+
+def test_mechanism_files_are_checked_before_any_work(tmp_path):
+    for _, args, option in _file_cases(tmp_path):
+        _check(args, option)
 
 
 def test_unreachable_scheduler_fails_fast(monkeypatch):

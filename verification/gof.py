@@ -52,11 +52,21 @@ class _TableLaw:
     def __init__(self, P):
         if P.modulus is not None:
             raise ParameterError("g_test needs a PMF on Z, not a wrapped one")
-        self.lo = P.lo
-        self.p = P.to_numpy()
+        self._set(P.lo, P.to_numpy())
+
+    @classmethod
+    def from_table(cls, lo: int, p: np.ndarray) -> _TableLaw:
+        """A law from probabilities ``p`` of ``lo, lo + 1, ...`` (a user's table)."""
+        law = cls.__new__(cls)
+        law._set(int(lo), np.asarray(p, dtype=np.float64))
+        return law
+
+    def _set(self, lo: int, p: np.ndarray):
+        self.lo = lo
+        self.p = p
         self.cum = np.cumsum(self.p)
         self.rcum = np.cumsum(self.p[::-1])[::-1]  # rcum[i] = P(X >= lo + i)
-        k = np.arange(P.lo, P.hi + 1)
+        k = np.arange(lo, lo + p.size)
         self.mean = float((k * self.p).sum())
         self._var = float(((k - self.mean) ** 2 * self.p).sum())
 
@@ -84,7 +94,7 @@ class _TableLaw:
 def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
     """G-test of ``samples`` (integers) against ``dist``: a privtools distribution or a
     certified :class:`~verification.exact.ExactPMF` (e.g. an exact n-fold sum)."""
-    if not isinstance(dist, IntegerDistribution):
+    if not isinstance(dist, (IntegerDistribution, _TableLaw)):
         from .exact import ExactPMF
 
         if not isinstance(dist, ExactPMF):

@@ -1,16 +1,31 @@
 """``privtools audit``: black-box audits from the command line.
 
-Two modes:
+Three modes:
 
 * ``--mechanism NAME`` audits the server's view of one protocol batch
   (``verification.mechanisms``) against the privacy its plan claims;
 * ``--sampler KIND`` audits a shipped noise sampler against its own law (parameters as for
-  ``privtools noise``).
+  ``privtools noise``);
+* ``--mechanism-file PATH:FUNCTION`` audits the user's own ``FUNCTION(dataset, size, rng)``
+  from the Python file ``PATH`` against the (ε, δ) it claims: on one pair (``--d`` and
+  ``--d-prime``: :func:`verification.audit.audit_mechanism`) or searching the neighbours of
+  ``--d`` / ``--datasets`` for the pair that leaks most
+  (:func:`verification.audit.search_counterexample`).
+
+The user's file is run with :func:`runpy.run_path` (never imported as a module of the
+project); errors in it — a missing file or function, a syntax error, an exception raised
+while it runs or while the mechanism draws — are bad input (exit 2, one line naming
+``--mechanism-file``), shown with their traceback only under ``--debug``.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import runpy
+import sys
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -35,20 +50,82 @@ def _verdict_line(verdict: str, text: str) -> str:
     return f"[bold {colour}]{verdict.upper()}[/bold {colour}] {text}"
 
 
+# Limits that keep an audit within minutes (2 cores): a mechanism audit simulates
+# 2·samples batches of n users (2e4 x 1e6 users: ~70 s); dist-cdp's claim is the exact RDP
+# curve of the n-fold discrete Gaussian sum (n = 1e5: ~40 s); the integer-only samplers draw
+# ~3e6 values/s; a sampler audit's G-test has one bin per integer of the law's bulk. A
+# search enumerates len(d) x (domain of at most 16 records) neighbours of every dataset.
+MAX_SAMPLES = 10**8
+MAX_EXACT_SAMPLES = 10**7
+MAX_USER_DRAWS = 2 * 10**10
+MAX_CDP_N = 10**5
+MAX_SAMPLER_SD = 10**6
+MAX_DATASETS = 100
+MAX_SEARCH_RECORDS = 10_000
+MAX_WORKERS = 1024
+MIN_AUDIT_SAMPLES = 200
+DEFAULT_SAMPLES = 200_000
+DEFAULT_PLAN_DELTA = 1e-6     # --delta of the rdp/cdp plans; a --mechanism-file claim: 0
+MIN_BUDGET = 4000
+MODE_FLAGS = {"mechanism": "--mechanism", "sampler": "--sampler",
+              "mechanism_file": "--mechanism-file"}
+MODE_OPTIONS = {
+    "mechanism": ("epsilon", "n", "horizon", "s", "delta"),
+    "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
+    "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
+                       "features", "learners", "workers", "stop_early"),
+}
+SEARCH_OPTIONS = ("datasets", "neighbours", "budget")
+EXACT_SAMPLERS = ("laplace", "gaussian")
+
+
 def audit(
     mechanism: str = typer.Option(None, help="protocol view to audit: dist-dp, dist-shuffle, "
                                   "dist-rdp, dist-cdp, central, local"),
     sampler: str = typer.Option(None, help="noise sampler to audit against its own law: "
                                 "laplace, polya, polya-difference, skellam, gaussian"),
-    epsilon: str = typer.Option("1", help="target ε of the plan (mechanism mode)"),
+    mechanism_file: str = typer.Option(
+        None, "--mechanism-file", metavar="PATH:FUNCTION",
+        help="your own mechanism: FUNCTION(dataset, size, rng) in the Python file PATH, "
+        "returning `size` outputs (ints, floats, a (size, k) array, or hashable values); the "
+        "file is run with runpy, as `python PATH` would but with __name__ != '__main__'"),
+    epsilon: str = typer.Option("1", help="target ε of the plan (--mechanism, default 1); the "
+                                "ε your mechanism claims (--mechanism-file, required)"),
+    delta: float = typer.Option(None, help="δ of the (ε, δ) claim: of the rdp/cdp plans "
+                                "(--mechanism; default 1e-6), or claimed by your mechanism "
+                                "(--mechanism-file; default 0)"),
+    d: str = typer.Option(None, "--d", metavar="JSON", help="--mechanism-file: a dataset as "
+                          "JSON, e.g. '[1, 1, 1]'; with --d-prime the pair audited, without "
+                          "it a dataset whose neighbours are searched"),
+    d_prime: str = typer.Option(None, "--d-prime", metavar="JSON", help="--mechanism-file: "
+                                "the neighbour of --d to audit against (omit it to search)"),
+    datasets: str = typer.Option(None, metavar="JSON", help="--mechanism-file search: more "
+                                 f"datasets, a JSON list of them (at most {MAX_DATASETS})"),
+    neighbours: str = typer.Option("replace-one", help="--mechanism-file search: the "
+                                   "neighbour relation, replace-one, add-remove or query"),
+    budget: int = typer.Option(10**6, help="--mechanism-file search: draws spent choosing the "
+                               "pair (all pairs and both datasets together)"),
+    features: str = typer.Option(None, metavar="PATH:FUNCTION", help="--mechanism-file: "
+                                 "FUNCTION(outputs) -> numbers the learned events read "
+                                 "(default: the outputs' own coordinates)"),
+    learners: str = typer.Option("logistic,boosting", help="--mechanism-file: classifiers "
+                                 "that propose events, a comma list of logistic, boosting; "
+                                 "or none"),
+    workers: int = typer.Option(1, help="--mechanism-file: local processes drawing (1: this "
+                                "process; the result does not depend on it)"),
+    stop_early: bool = typer.Option(False, "--stop-early", help="--mechanism-file audit: "
+                                    "look at the test draws at ¼, ½ and all (α split "
+                                    "α/4, α/4, α/2) and stop at the first failing look"),
     n: int = typer.Option(16, help="users per batch (mechanism mode)"),
     horizon: int = typer.Option(10**6, help="horizon T; the plan uses p = 1/T"),
     s: str = typer.Option("1", help="Skellam / discrete Gaussian scale s >= 1"),
-    delta: float = typer.Option(1e-6, help="δ of the (ε, δ) claim for rdp/cdp plans"),
-    samples: int = typer.Option(200_000, help="draws per dataset (mechanism) or in total "
-                                "(sampler)"),
+    samples: int = typer.Option(None, help="draws per dataset (--mechanism, and a "
+                                "--mechanism-file audit; default 200,000), in total "
+                                "(--sampler; default 200,000), or fresh draws per dataset "
+                                "confirming a search's pair (default --budget / 2)"),
     alpha: float = typer.Option(0.01, help="false-alarm level of the audit"),
-    seed: int = typer.Option(0, help="seed of the audit's numpy Generator"),
+    seed: int = typer.Option(0, help="seed of the audit's numpy Generator (the same seed "
+                             "repeats the audit exactly)"),
     scale: str = typer.Option(None, help="sampler: Lap_Z or Pólya scale"),
     var: str = typer.Option(None, help="sampler: Skellam variance"),
     sigma2: str = typer.Option(None, help="sampler: discrete Gaussian σ²"),
@@ -58,14 +135,27 @@ def audit(
     exact: bool = typer.Option(False, help="sampler: use the integer-only sampler"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ):
-    """Audit a protocol view (--mechanism) or a noise sampler (--sampler) by sampling.
+    """Audit a protocol view (--mechanism), a noise sampler (--sampler) or your own
+    mechanism (--mechanism-file) by sampling.
 
-    Exit code 0 on pass, 1 on fail or inconclusive, 2 on bad input (options that the chosen
-    mode ignores are refused; --samples is limited to keep an audit within minutes)."""
+    Exit code 0 on pass, 1 on fail or inconclusive (a sample too small to certify any ε
+    above the claim never passes), 2 on bad input (options that the chosen mode ignores are
+    refused; --samples is limited to keep an audit within minutes).
+
+    Your own mechanism: `privtools audit --mechanism-file my.py:release --epsilon 1 --d
+    '[1,1,1]' --d-prime '[2,1,1]'` audits one pair; without --d-prime it searches the
+    --neighbours of --d (and of --datasets) for the pair that leaks most and confirms it on
+    fresh draws."""
+    from privtools.cli import checks
     from verification.audit import audit_mechanism, audit_sampler
 
-    _check_options(mechanism, sampler, n, samples, alpha, seed, delta, exact)
-    from privtools.cli import checks
+    _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
+    if mechanism_file is not None:
+        job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
+                        budget, features, learners, workers, samples)
+        _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
+    samples = DEFAULT_SAMPLES if samples is None else samples
+    delta = DEFAULT_PLAN_DELTA if delta is None else delta
 
     with checks.naming():
         if mechanism is not None:
@@ -108,7 +198,7 @@ def audit(
             head = f"{dist} sampler ({'integer-only' if exact else 'float table'})"
 
     if as_json:
-        print(json.dumps(info, indent=2, default=str))
+        print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
     else:
         from rich.markup import escape
 
@@ -124,33 +214,19 @@ def audit(
     raise typer.Exit(0 if res.passed else 1)
 
 
-# Limits that keep an audit within minutes (2 cores): a mechanism audit simulates
-# 2·samples batches of n users (2e4 x 1e6 users: ~70 s); dist-cdp's claim is the exact RDP
-# curve of the n-fold discrete Gaussian sum (n = 1e5: ~40 s); the integer-only samplers draw
-# ~3e6 values/s; a sampler audit's G-test has one bin per integer of the law's bulk.
-MAX_SAMPLES = 10**8
-MAX_EXACT_SAMPLES = 10**7
-MAX_USER_DRAWS = 2 * 10**10
-MAX_CDP_N = 10**5
-MAX_SAMPLER_SD = 10**6
-MODE_OPTIONS = {
-    "mechanism": ("epsilon", "n", "horizon", "s", "delta"),
-    "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
-}
-EXACT_SAMPLERS = ("laplace", "gaussian")
-
-
-def _check_options(mechanism, sampler, n, samples, alpha, seed, delta, exact) -> None:
-    """Before any work: one mode, no option of the other mode, no option the mechanism
+def _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta,
+                   exact) -> None:
+    """Before any work: one mode, no option of another mode, no option the mechanism
     ignores, values in range, and the work within the limits (ParameterError naming the
     option)."""
     from privtools.cli import checks
 
-    if (mechanism is None) == (sampler is None):
-        raise ParameterError("give exactly one of --mechanism or --sampler")
-    mode, other = ("mechanism", "sampler") if mechanism is not None else ("sampler", "mechanism")
-    checks.refuse(checks.given(*MODE_OPTIONS[other]), f"applies to --{other} audits only, "
-                  f"not to --{mode}")
+    chosen = {"mechanism": mechanism, "sampler": sampler, "mechanism_file": mechanism_file}
+    modes = [m for m, v in chosen.items() if v is not None]
+    if len(modes) != 1:
+        raise ParameterError("give exactly one of --mechanism, --sampler or --mechanism-file")
+    mode = modes[0]
+    _refuse_other_modes(mode)
     if mechanism in ("dist-dp", "dist-shuffle", "central", "local"):
         checks.refuse(checks.given("s", "delta"), f"applies to the rdp/cdp mechanisms "
                       f"(dist-rdp, dist-cdp) only; {mechanism} is pure ε-DP")
@@ -160,16 +236,37 @@ def _check_options(mechanism, sampler, n, samples, alpha, seed, delta, exact) ->
     checks.int_range("samples", samples, 1, MAX_EXACT_SAMPLES if exact else MAX_SAMPLES,
                      " with --exact" if exact else "")
     checks.real_range("alpha", alpha, 0.0, 1.0)
-    checks.real_range("delta", delta, 0.0, 1.0)
+    if mode == "mechanism_file":  # a claimed δ may be 0 (pure ε-DP)
+        checks.real_range("delta", delta, 0.0, 1.0, open_lo=False)
+    else:
+        checks.real_range("delta", delta, 0.0, 1.0)
     checks.seed("seed", seed)
     if mechanism is not None:
         checks.int_range("n", n, 1, MAX_CDP_N if mechanism == "dist-cdp" else None,
                          " for dist-cdp (its claim is the exact RDP curve of the n-fold sum)")
+        samples = DEFAULT_SAMPLES if samples is None else samples
         if 2 * samples * n > MAX_USER_DRAWS:
             raise ParameterError(f"--samples {samples:,} with --n {n:,}: the audit would "
                                  f"simulate {2 * samples * n:.3g} user draws, beyond the limit "
                                  f"{MAX_USER_DRAWS:.0e} (hours of work); use fewer --samples "
                                  "or a smaller --n")
+
+
+def _refuse_other_modes(mode: str) -> None:
+    """Refuse the options given that only other modes read: ``--n applies to --mechanism
+    audits only, not to --sampler``."""
+    from privtools.cli import checks
+
+    stray = [o for m, opts in MODE_OPTIONS.items() if m != mode for o in opts
+             if o not in MODE_OPTIONS[mode]]
+    given = checks.given(*dict.fromkeys(stray))
+    if not given:
+        return
+    owners = tuple(m for m in MODE_OPTIONS if given[0] in MODE_OPTIONS[m])
+    same = [o for o in given if tuple(m for m in MODE_OPTIONS if o in MODE_OPTIONS[m]) == owners]
+    where = " and ".join(MODE_FLAGS[m] for m in owners)
+    checks.refuse(same, f"{'applies' if len(same) == 1 else 'apply'} to {where} audits "
+                  f"only, not to {MODE_FLAGS[mode]}")
 
 
 def _check_sampler_width(dist) -> None:
@@ -185,3 +282,336 @@ def _check_sampler_width(dist) -> None:
         raise ParameterError(f"{', '.join(checks.opt(n) for n in law)}: the law's standard "
                              f"deviation {sd:.3g} is beyond the limit {MAX_SAMPLER_SD:.0e} of "
                              "a sampler audit (its G-test has one bin per integer of the bulk)")
+
+
+# ------------------------------------------------------------------ --mechanism-file
+_LOADED: dict[str, dict] = {}     # path -> globals of the last run of that file (per process)
+_RUN_NAME = "__privtools_audit_user__"
+
+
+def _run_file(path: str, option: str) -> dict:
+    """The globals of the user's file after ``runpy.run_path`` (its directory first on
+    ``sys.path`` while it runs, as for ``python PATH``); any error in it names ``option``."""
+    folder = os.path.dirname(path)
+    sys.path.insert(0, folder)
+    try:
+        namespace = runpy.run_path(path, run_name=_RUN_NAME)
+    except SyntaxError as exc:
+        raise ParameterError(f"{option}: {path} has a syntax error: {exc}") from exc
+    except SystemExit as exc:
+        raise ParameterError(f"{option}: running {path} called exit({exc.code})") from exc
+    except Exception as exc:
+        raise ParameterError(f"{option}: running {path} raised {type(exc).__name__}: "
+                             f"{exc}") from exc
+    finally:
+        if sys.path and sys.path[0] == folder:
+            del sys.path[0]
+    _LOADED[path] = namespace
+    return namespace
+
+
+class UserFunction:
+    """A function from the user's file: errors it raises are bad input naming the option,
+    and it pickles as (path, name), so worker processes run the file again to find it."""
+
+    def __init__(self, fn, path: str, name: str, option: str):
+        self.fn, self.path, self.name, self.option = fn, path, name, option
+
+    def __call__(self, *args):
+        try:
+            return self.fn(*args)
+        except Exception as exc:
+            raise ParameterError(f"{self.option}: {self.name} in {self.path} raised "
+                                 f"{type(exc).__name__}: {exc}") from exc
+
+    def __reduce__(self):
+        return _restore, (self.path, self.name, self.option)
+
+    def __repr__(self) -> str:
+        return f"{self.path}:{self.name}"
+
+
+def _restore(path: str, name: str, option: str) -> UserFunction:
+    namespace = _LOADED.get(path) or _run_file(path, option)
+    return UserFunction(namespace[name], path, name, option)
+
+
+def split_spec(option: str, spec: str) -> tuple[str, str]:
+    """``PATH:FUNCTION`` → (PATH, FUNCTION), checked for its form only."""
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path or not name.isidentifier():
+        raise ParameterError(f"{option} must be PATH:FUNCTION, e.g. my_mechanism.py:release, "
+                             f"got {spec!r}")
+    return path, name
+
+
+def locate(option: str, spec: str) -> tuple[str, str, str]:
+    """``PATH:FUNCTION`` checked without running anything: (path as given, absolute path,
+    function name)."""
+    path, name = split_spec(option, spec)
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise ParameterError(f"{option}: no such file {path!r}")
+    if not p.is_file():
+        raise ParameterError(f"{option}: {path!r} is not a file")
+    return path, str(p.resolve()), name
+
+
+def load_function(option: str, spec: str, arity: int, call: str) -> UserFunction:
+    """``PATH:FUNCTION`` → the callable FUNCTION of the file PATH (the file is run), checked
+    to take ``arity`` positional arguments (``call`` shows how it is called)."""
+    import inspect
+
+    path, full, name = locate(option, spec)
+    namespace = _run_file(full, option)
+    if name not in namespace:
+        defined = sorted(k for k, v in namespace.items() if callable(v) and not
+                         k.startswith("_") and getattr(v, "__module__", None) == _RUN_NAME)
+        listing = f"; it defines {', '.join(defined)}" if defined else ""
+        raise ParameterError(f"{option}: {path} defines no {name!r}{listing}")
+    fn = namespace[name]
+    if not callable(fn):
+        raise ParameterError(f"{option}: {name!r} in {path} is not callable (it is of type "
+                             f"{type(fn).__name__}); expected a function {call}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins have no signature: just try them
+        sig = None
+    if sig is not None:
+        try:
+            sig.bind(*range(arity))
+        except TypeError:
+            raise ParameterError(f"{option}: {name}{sig} in {path} cannot be called as "
+                                 f"{call}") from None
+    return UserFunction(fn, full, name, option)
+
+
+def _json_option(name: str, text: str):
+    from privtools.cli import checks
+
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ParameterError(f"{checks.opt(name)} is not valid JSON ({exc}): "
+                             f"{text!r}") from None
+
+
+def _learners(text: str) -> tuple:
+    from verification.audit import LEARNERS
+
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if items == ["none"]:
+        return ()
+    if not items or any(x not in LEARNERS for x in items):
+        raise ParameterError(f"--learners must be a comma list of {', '.join(LEARNERS)}, or "
+                             f"none; got {text!r}")
+    return tuple(dict.fromkeys(items))
+
+
+def _search_data(d, datasets, neighbours: str) -> list:
+    """The datasets a search starts from: ``--d`` and the entries of ``--datasets``, each a
+    JSON list (for ``query``, of numbers) within the size limits."""
+    from privtools.cli import checks
+
+    data, names = [], []
+    if d is not None:
+        data.append(_json_option("d", d))
+        names.append("--d")
+    if datasets is not None:
+        more = _json_option("datasets", datasets)
+        if not isinstance(more, list) or not more:
+            raise ParameterError(f"--datasets must be a non-empty JSON list of datasets, got "
+                                 f"{datasets!r}")
+        data += more
+        names += [f"--datasets (entry {i})" for i in range(len(more))]
+    checks.at_most("datasets", len(data), MAX_DATASETS, "datasets in one search (each "
+                   "brings its neighbours; at most 64 pairs are searched)")
+    for x, who in zip(data, names):
+        if not isinstance(x, list):
+            raise ParameterError(f"{who} must be a dataset, a JSON list of records, got "
+                                 f"{json.dumps(x)}")
+        if len(x) > MAX_SEARCH_RECORDS:
+            raise ParameterError(f"{who} has {len(x):,} records, beyond the limit "
+                                 f"{MAX_SEARCH_RECORDS:,} of a search (it enumerates every "
+                                 "neighbour); audit one pair with --d-prime instead")
+        if neighbours == "query" and (not x or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in x)):
+            raise ParameterError(f"{who}: --neighbours query needs a non-empty list of "
+                                 f"numbers (query answers), got {json.dumps(x)}")
+    return data
+
+
+def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
+              learners, workers, samples) -> dict:
+    """Every option of a --mechanism-file audit checked, then the user's file(s) run."""
+    from privtools.cli import checks
+    from verification.audit import RELATIONS
+
+    if not checks.given("epsilon"):
+        raise ParameterError("--epsilon: give the ε your mechanism claims (--mechanism-file "
+                             "has no default claim)")
+    eps = checks.number("epsilon", epsilon, nonnegative=True)
+    checks.at_most("epsilon", eps, 1000, "no sample can certify an ε that large (10⁸ draws "
+                   "per dataset certify at most ε ≈ 18)")
+    job = {"spec": spec, "epsilon": float(eps), "delta": 0.0 if delta is None else delta,
+           "search": d_prime is None, "learners": _learners(learners), "workers": workers}
+    checks.int_range("workers", workers, 1, MAX_WORKERS)
+    if not job["search"]:
+        if d is None:
+            raise ParameterError("--d-prime needs --d, the other dataset of the pair")
+        checks.refuse(checks.given(*SEARCH_OPTIONS), "applies to a search (--mechanism-file "
+                      "without --d-prime) only")
+        job["d"], job["d_prime"] = _json_option("d", d), _json_option("d_prime", d_prime)
+        job["samples"] = DEFAULT_SAMPLES if samples is None else samples
+        checks.int_range("samples", job["samples"], MIN_AUDIT_SAMPLES, MAX_SAMPLES)
+    else:
+        checks.refuse(checks.given("stop_early"), "applies to the audit of one pair (--d with "
+                      "--d-prime) only")
+        if d is None and datasets is None:
+            raise ParameterError("--mechanism-file needs --d and --d-prime (audit one pair), "
+                                 "or --d and/or --datasets (search their neighbours)")
+        if neighbours not in RELATIONS:
+            raise ParameterError(f"--neighbours must be one of {', '.join(RELATIONS)}, got "
+                                 f"{neighbours!r}")
+        checks.int_range("budget", budget, MIN_BUDGET, MAX_SAMPLES)
+        job["data"] = _search_data(d, datasets, neighbours)
+        job["neighbours"], job["budget"] = neighbours, budget
+        job["samples"] = budget // 2 if samples is None else samples
+        checks.int_range("samples", job["samples"], 100, MAX_SAMPLES)
+    files = [("--mechanism-file", spec)] + ([("--features", features)] if features is not None
+                                          else [])
+    for check in (split_spec, locate):  # both forms, then both files, before running any
+        for option, text in files:
+            check(option, text)
+    job["mechanism"] = load_function("--mechanism-file", spec, 3, "FUNCTION(dataset, size, "
+                                     "rng)")
+    job["features"] = None if features is None else load_function(
+        "--features", features, 1, "FUNCTION(outputs)")
+    return job
+
+
+def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json: bool):
+    """Run the audit or search of a --mechanism-file job, print it, exit 0 (pass) or 1."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from privtools.cli import checks
+    from verification.audit import audit_mechanism, search_counterexample
+
+    search = job["search"]
+    total = job["budget"] + 2 * job["samples"] if search else 2 * job["samples"]
+    executor = ProcessPoolExecutor(job["workers"]) if job["workers"] > 1 else None
+    learners = job["learners"]
+    names = {"mechanism": "--mechanism-file", "features": "--features",
+             "n_samples": "--samples", "n_confirm": "--samples", "datasets": "--datasets",
+             "neighbours": "--neighbours", "budget": "--budget", "learners": "--learners"}
+    bar, tick = _progress_bar(total, as_json)
+    if bar:  # a search may draw more than its budget (every pair gets a minimum): grow
+        task = bar.task_ids[0]
+
+        def tick(k: int) -> None:
+            bar.advance(task, k)
+            t = bar.tasks[0]
+            if t.total is not None and t.completed > t.total:
+                bar.update(task, total=t.completed)
+    try:
+        if bar:
+            bar.start()
+        with checks.naming(names):
+            if search:
+                res = search_counterexample(
+                    job["mechanism"], job["epsilon"], job["data"], job["neighbours"],
+                    job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
+                    max_datasets=len(job["data"]), features=job["features"],
+                    learners=learners, executor=executor, progress=tick,
+                    search_learners=("logistic",) if "logistic" in learners else learners[:1])
+            else:
+                res = audit_mechanism(job["mechanism"], job["d"], job["d_prime"],
+                                      job["epsilon"], job["samples"], seed, job["delta"], alpha,
+                                      features=job["features"], learners=learners,
+                                      executor=executor, stop_early=stop_early, progress=tick)
+    finally:
+        if bar:
+            bar.stop()
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+    if as_json:
+        info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
+                "kind": "search" if search else "audit", **res.to_dict()}
+        print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
+    else:
+        _print_file_result(job, res, seed, alpha)
+    raise typer.Exit(0 if res.passed else 1)
+
+
+def _print_file_result(job: dict, res, seed: int, alpha: float) -> None:
+    from rich.markup import escape
+
+    out = Console()
+    audit = res.audit if job["search"] else res
+    claim = f"ε = {job['epsilon']:g}" + (f", δ = {job['delta']:g}" if job["delta"] else "")
+    c = audit.counts
+    tested = _tested(c)
+    if job["search"]:
+        out.print(escape(f"{job['spec']}: search over {res.pairs} {job['neighbours']} pairs "
+                         f"of {len(job['data'])} dataset(s); claim {claim}"))
+        out.print(escape(f"{res.search_draws:,} draws chose the pair and the event; {tested} "
+                         f"fresh draws tested it; outputs: {audit.output_type}"))
+    else:
+        out.print(escape(f"{job['spec']}: d = {_short(job['d'])}, d' = "
+                         f"{_short(job['d_prime'])}; claim {claim}"))
+        out.print(escape(f"{audit.n_samples:,} draws per dataset: "
+                         f"{audit.selection.get('n_train', 0):,} chose the event, {tested} "
+                         f"fresh draws tested it; outputs: {audit.output_type}"))
+    p_value = f"p = {audit.p_value:.3g}" if audit.p_value > 0 else "p < 1e-300"
+    text = (f"ε ≥ {res.epsilon_lower:.4g} with confidence {1 - alpha:g} (claim {claim}; "
+            f"{p_value})")
+    out.print(_verdict_line(res.verdict, escape(text)))
+    if job["search"]:
+        out.print(escape(f"pair: d = {_short(res.d)}, d' = {_short(res.d_prime)}"))
+    event = audit.event
+    if event is not None:
+        fav, other = ("d", "d'") if event.direction == "d" else ("d'", "d")
+        counts = ""
+        if {"count_favoured", "count_other"} <= c.keys():
+            counts = (f": in {c['count_favoured']:,} of "
+                      f"{c.get('n_favoured', c.get('n_test', 0)):,} test draws on {fav}, "
+                      f"{c['count_other']:,} of {c.get('n_other', c.get('n_test', 0)):,} on "
+                      f"{other}")
+        out.print(escape(f"witness: {event.describe()}{counts}"), soft_wrap=True)
+    if audit.reason and audit.verdict != "fail":
+        out.print(escape(audit.reason), soft_wrap=True)
+    out.print(escape(f"seed {seed}: the same options with --seed {seed} repeat this exactly"))
+
+
+def _tested(c: dict) -> str:
+    """How many test draws there were per dataset (the test split may be Poissonised)."""
+    a, b = c.get("n_favoured"), c.get("n_other")
+    if a is not None and b is not None and a != b:
+        return f"{a:,} and {b:,}"
+    n = a if a is not None else c.get("n_test", 0)
+    return f"{n:,} per dataset"
+
+
+def _short(x, width: int = 80) -> str:
+    text = json.dumps(plain(x))
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def plain(x):
+    """``x`` as plain JSON values: numpy scalars and arrays unwrapped, tuples as lists,
+    non-finite floats as the strings "inf", "-inf", "nan", keys as strings."""
+    import numpy as np
+
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return plain(x.tolist())
+    if isinstance(x, np.generic):
+        return plain(x.item())
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, (bytes, bytearray)):
+        return x.hex()
+    return x

@@ -1,0 +1,51 @@
+"""Black-box audits: does a sampler follow its law, is a mechanism as private as claimed?
+
+Three questions a user brings with their own code:
+
+* :func:`audit_sampler` — ``sampler(size, rng)`` claims to draw from a law (a privtools
+  law, an ExactPMF, a frozen ``scipy.stats`` distribution or a ``{value: probability}``
+  table): goodness-of-fit tests combined by Bonferroni (:mod:`.sampler`).
+* :func:`audit_mechanism` — ``mechanism(dataset, size, rng)`` claims (ε, δ)-DP: an event is
+  chosen on some draws and tested on fresh ones, giving an honest ε lower confidence bound
+  (:mod:`.mechanism`). Outputs may be integers, floats, vectors or hashable values
+  (:mod:`.outputs`); events count exact outcomes, cut one coordinate, or threshold a learned
+  classifier score (:mod:`.select`, :mod:`.events`).
+* :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
+  over the pairs of a dataset space and a neighbour relation, then one confirmation test
+  on fresh draws (:mod:`.search`, :mod:`.neighbours`).
+
+Draws are chunked with their own seeds and may run on local processes or a Dask cluster
+with the same result (:mod:`.draws`). No audit can prove privacy — a pass only says the
+sample did not show a violation; the exact half (``verification.divergence``) proves.
+"""
+
+from .events import Column, Event, Score, Value, Whole
+from .mechanism import MechanismAudit, audit_mechanism
+from .neighbours import RELATIONS, add_remove, query_patterns, replace_one
+from .outputs import Outputs, as_outputs
+from .sampler import SamplerAudit, audit_sampler
+from .search import Counterexample, search_counterexample
+from .select import LEARNERS
+from .stats import clopper_pearson
+
+__all__ = [
+    "SamplerAudit",
+    "MechanismAudit",
+    "Counterexample",
+    "Event",
+    "Whole",
+    "Value",
+    "Column",
+    "Score",
+    "Outputs",
+    "as_outputs",
+    "LEARNERS",
+    "RELATIONS",
+    "audit_sampler",
+    "audit_mechanism",
+    "search_counterexample",
+    "clopper_pearson",
+    "query_patterns",
+    "replace_one",
+    "add_remove",
+]

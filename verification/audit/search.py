@@ -1,0 +1,261 @@
+"""Searching for the neighbouring pair on which a mechanism leaks most.
+
+:func:`search_counterexample` enumerates pairs (d, d') from a dataset space and a neighbour
+relation (:mod:`verification.audit.neighbours`), then spends its ``budget`` of draws by
+*successive halving*: every surviving pair gets the same number of fresh draws per round,
+its ε is estimated (an event chosen on half of its draws; on the other half, the bound its
+counts project for the confirmation's size), and the better half survives — so draws go where the estimated
+ratio is largest. The surviving pair's search draws then choose the event, and the claim is
+tested once on fresh draws (:func:`verification.audit.audit_mechanism`'s test). Pair and
+event are chosen on draws the confirmation never sees, so the confirmation is one test at
+level ``alpha``: no multiple-testing correction is needed, and none is applied.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privtools.errors import ParameterError
+from privtools.validation import check_int
+
+from .draws import SEARCH, Draws, root_seed
+from .mechanism import MechanismAudit, check_claim, check_learners, run_audit
+from .neighbours import as_relation, canonical
+from .select import LEARNERS, Sample, choose_event
+from .stats import check_alpha, projected_bound
+
+__all__ = ["Counterexample", "search_counterexample"]
+
+_MIN_DRAWS = 1000          # draws per dataset and round below which a pair is not scored
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Outcome of :func:`search_counterexample`: the pair, the witnessing event and the
+    confirmation audit on fresh draws. ``seed`` repeats the whole search (``rng=seed``)."""
+
+    d: object
+    d_prime: object
+    verdict: str
+    passed: bool
+    epsilon: float
+    delta: float
+    epsilon_lower: float
+    event: object
+    seed: int
+    alpha: float
+    audit: MechanismAudit
+    pairs: int
+    search_draws: int
+    ranking: list = field(default_factory=list)
+    comparisons: int = 1
+
+    def summary(self) -> str:
+        return (f"{self.verdict.upper()}: worst pair of {self.pairs} tried: d = "
+                f"{_show(self.d)}, d' = {_show(self.d_prime)}; ε ≥ {self.epsilon_lower:.4g} "
+                f"with confidence {1 - self.alpha:g} on {self.audit.counts.get('n_test', 0)} "
+                f"fresh draws per dataset (one confirmation test; pair and event chosen on "
+                f"{self.search_draws} other draws); witness: "
+                f"{self.event.describe() if self.event else 'none'}; seed {self.seed}")
+
+    def to_dict(self) -> dict:
+        return {"d": _jsonable(self.d), "d_prime": _jsonable(self.d_prime),
+                "verdict": self.verdict, "passed": self.passed, "epsilon": self.epsilon,
+                "delta": self.delta, "epsilon_lower": self.epsilon_lower,
+                "event": None if self.event is None else self.event.to_dict(),
+                "seed": self.seed, "alpha": self.alpha, "pairs": self.pairs,
+                "search_draws": self.search_draws, "comparisons": self.comparisons,
+                "ranking": self.ranking, "audit": self.audit.to_dict()}
+
+
+def _jsonable(d):
+    if isinstance(d, np.ndarray):
+        return d.tolist()
+    if isinstance(d, (list, tuple)):
+        return [_jsonable(x) for x in d]
+    if isinstance(d, np.generic):
+        return d.item()
+    return d
+
+
+def _show(d) -> str:
+    return str(_jsonable(d))
+
+
+def _from_strategy(strategy, count: int, seed: int) -> list:
+    """``count`` examples of a hypothesis strategy, reproducibly from ``seed``."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    found = []
+
+    @hseed(seed)
+    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(x):
+        found.append(x)
+
+    collect()
+    return found
+
+
+def _datasets(datasets, max_datasets: int, seed: int) -> list:
+    try:
+        from hypothesis.strategies import SearchStrategy
+    except ImportError:  # pragma: no cover - hypothesis is a base dependency
+        SearchStrategy = ()
+    if isinstance(datasets, SearchStrategy):
+        return _from_strategy(datasets, max_datasets, seed)
+    if isinstance(datasets, (str, bytes)) or not hasattr(datasets, "__iter__"):
+        raise ParameterError("datasets must be a hypothesis strategy or an iterable of "
+                             f"datasets, got {type(datasets).__name__}")
+    out = list(datasets)
+    if len(out) > max_datasets:
+        raise ParameterError(f"datasets has {len(out)} entries, more than max_datasets = "
+                             f"{max_datasets}; raise max_datasets or pass fewer")
+    return out
+
+
+def _pairs(datasets, relation, max_pairs: int, seed: int) -> list:
+    seen, pairs = set(), []
+    for d in datasets:
+        for dp in relation(d):
+            key = frozenset((canonical(d), canonical(dp)))
+            if len(key) == 2 and key not in seen:
+                seen.add(key)
+                pairs.append((d, dp))
+    if len(pairs) > max_pairs:
+        keep = np.sort(np.random.default_rng(seed).choice(len(pairs), max_pairs,
+                                                          replace=False))
+        pairs = [pairs[i] for i in keep]
+    return pairs
+
+
+class _Arm:
+    """One candidate pair and its search draws so far."""
+
+    def __init__(self, index, d, dp):
+        self.index, self.d, self.dp = index, d, dp
+        self.a: list = []
+        self.b: list = []
+        self.chunks = 0
+        self.score = -math.inf
+
+    def draw(self, draws: Draws, m: int):
+        a = Sample(*draws.sample(self.d, m, SEARCH, 2 * self.index, offset=self.chunks))
+        b = Sample(*draws.sample(self.dp, m, SEARCH, 2 * self.index + 1, offset=self.chunks))
+        self.chunks += draws.n_chunks(m)
+        self.a.append(a)
+        self.b.append(b)
+
+    def sample(self, which) -> Sample:
+        parts = self.a if which == 0 else self.b
+        out = parts[0].outputs.concat([p.outputs for p in parts[1:]])
+        return Sample(out, [r for p in parts for r in p.raw], [s for p in parts for s in p.sizes])
+
+    @property
+    def n(self) -> int:
+        return sum(p.outputs.n for p in self.a)
+
+    def rate(self, alpha, delta, features, learners, seed, n_goal):
+        """Estimated ε: an event chosen on one half of the draws, and the bound its counts
+        on the other half project for a confirmation of ``n_goal`` draws (so a pair whose
+        leak lives in rare outputs is judged at the size that will test it)."""
+        A, B = self.sample(0), self.sample(1)
+        h = A.outputs.n // 2
+        (A1, A2), (B1, B2) = A.split(h), B.split(h)
+        choice = choose_event(A1, B1, n_goal, alpha, delta,
+                              features=features, learners=learners, seed=seed)
+        if choice.event is None:
+            self.score = -math.inf
+            return
+        ev = choice.event
+        ka, kb = int(A2.contains(ev).sum()), int(B2.contains(ev).sum())
+        kp, kq = (ka, kb) if ev.direction == "d" else (kb, ka)
+        self.score = float(projected_bound(kp, kq, A.outputs.n - h, n_goal, alpha, delta))
+
+
+def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="replace-one",
+                          delta=0.0, budget: int = 10**6, rng=None, alpha: float = 0.01, *,
+                          n_confirm: int | None = None, max_draws: int | None = None,
+                          max_datasets: int = 20,
+                          max_pairs: int = 64, features: Callable | None = None,
+                          learners=LEARNERS, search_learners=("logistic",), executor=None,
+                          progress: Callable[[int], None] | None = None) -> Counterexample:
+    """Find the neighbouring pair and event with the largest estimated ε, and test the
+    claim (``epsilon``, ``delta``) on it with fresh draws.
+
+    ``datasets``: a hypothesis strategy (``max_datasets`` examples are drawn from it,
+    reproducibly from the seed) or an iterable of datasets (lists, tuples, numpy arrays).
+    ``neighbours``: ``"replace-one"``, ``"add-remove"``, ``"query"`` or a callable
+    ``d -> iterable of neighbours of d`` (:mod:`verification.audit.neighbours`); at most
+    ``max_pairs`` pairs are kept (a seeded subsample). ``budget``: draws (both datasets of
+    all pairs together) spent by the search. ``n_confirm``: fresh draws per dataset of the
+    confirmation test (default ``budget // 2``), or ``max_draws``: draws per dataset of the
+    chosen pair in all (its search draws plus the confirmation's mean; the confirmation of
+    a pure-DP claim draws a Poisson number with that mean). ``search_learners`` are the
+    classifiers
+    tried while ranking pairs; ``learners`` those tried for the final event.
+    """
+    if not callable(mechanism):
+        raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
+    eps_claim, delta_f = check_claim(epsilon, delta)
+    budget = check_int("budget", budget, minimum=4 * _MIN_DRAWS)
+    alpha = check_alpha(alpha)
+    max_datasets = check_int("max_datasets", max_datasets, minimum=1)
+    max_pairs = check_int("max_pairs", max_pairs, minimum=1)
+    if n_confirm is not None and max_draws is not None:
+        raise ParameterError("give n_confirm or max_draws, not both")
+    if max_draws is not None:
+        max_draws = check_int("max_draws", max_draws, minimum=2 * _MIN_DRAWS)
+    n_confirm = None if n_confirm is None else check_int("n_confirm", n_confirm, minimum=100)
+    learners, search_learners = check_learners(learners), check_learners(search_learners)
+    if features is not None and not callable(features):
+        raise ParameterError("features must be callable as features(outputs) -> array")
+    seed = root_seed(rng)
+    data = _datasets(datasets, max_datasets, seed)
+    if not data:
+        raise ParameterError("datasets gave no dataset")
+    relation = as_relation(neighbours, data)
+    pairs = _pairs(data, relation, max_pairs, seed)
+    if not pairs:
+        raise ParameterError("the neighbour relation gave no pair (d, d') with d' != d")
+    arms = [_Arm(i, d, dp) for i, (d, dp) in enumerate(pairs)]
+    rounds = max(1, math.ceil(math.log2(len(arms))))
+    n_goal = n_confirm or (max_draws // 2 if max_draws else budget // 2)
+    live = arms
+    spent = 0
+    with Draws(mechanism, seed, executor, progress) as draws:
+        for _ in range(rounds):
+            m = max(_MIN_DRAWS, budget // (rounds * 2 * len(live)))
+            for arm in live:
+                arm.draw(draws, m)
+                spent += 2 * m
+            if len(live) > 1:
+                for arm in live:
+                    arm.rate(alpha, delta_f, features, search_learners, seed % 2**32, n_goal)
+                live = sorted(live, key=lambda a: -a.score)[:max(1, math.ceil(len(live) / 2))]
+        best = live[0]
+        A, B = best.sample(0), best.sample(1)
+        if max_draws is not None:
+            n_confirm = max_draws - A.outputs.n
+            if n_confirm < 100:
+                raise ParameterError(f"max_draws = {max_draws} leaves {n_confirm} confirmation "
+                                     "draws after the search; raise it or lower budget")
+        elif n_confirm is None:
+            n_confirm = budget // 2
+        audit = run_audit(draws, best.d, best.dp, eps_claim, delta_f, A.outputs.n + n_confirm,
+                          A.outputs.n, alpha, features=features, learners=learners,
+                          samples=(A, B))
+    ranking = [{"d": _jsonable(a.d), "d_prime": _jsonable(a.dp),
+                "estimated_epsilon": a.score if math.isfinite(a.score) else None,
+                "draws_per_dataset": a.n}
+               for a in sorted(arms, key=lambda a: (-a.n, -a.score))]
+    return Counterexample(best.d, best.dp, audit.verdict, audit.passed, eps_claim, delta_f,
+                          audit.epsilon_lower, audit.event, seed, alpha, audit, len(pairs),
+                          spent, ranking)
