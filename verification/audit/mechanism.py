@@ -231,9 +231,10 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     ``mechanism(dataset, size, rng)`` returns ``size`` independent outputs of any type of
     :mod:`verification.audit.outputs`. ``n_samples`` draws per dataset are taken:
     ``n_train`` (default :func:`default_train`) choose the event, the rest test it
-    (a Poisson number of them for pure DP; see the module doc), so ``epsilon_lower`` exceeds
-    the true ε with probability at most ``alpha``. ``features(outputs)`` maps a batch of outputs to numbers
-    for the learned events; ``learners`` picks the classifiers (``()`` for none).
+    (a Poisson number of them for pure DP; see the module doc), so ``epsilon_lower``
+    exceeds the true ε with probability at most ``alpha``. ``features(outputs)`` maps a
+    batch of outputs to numbers for the learned events; ``learners`` picks the
+    classifiers (``()`` for none).
     ``executor`` spreads the draws (see :mod:`verification.audit.draws`); the result does
     not depend on it. ``progress(k)`` is called after each chunk of ``k`` draws.
     """

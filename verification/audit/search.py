@@ -4,11 +4,12 @@
 relation (:mod:`verification.audit.neighbours`), then spends its ``budget`` of draws by
 *successive halving*: every surviving pair gets the same number of fresh draws per round,
 its ε is estimated (an event chosen on half of its draws; on the other half, the bound its
-counts project for the confirmation's size), and the better half survives — so draws go where the estimated
-ratio is largest. The surviving pair's search draws then choose the event, and the claim is
-tested once on fresh draws (:func:`verification.audit.audit_mechanism`'s test). Pair and
-event are chosen on draws the confirmation never sees, so the confirmation is one test at
-level ``alpha``: no multiple-testing correction is needed, and none is applied.
+counts project for the confirmation's size), and the better half survives — so draws go
+where the estimated ratio is largest. The surviving pair's search draws then choose the
+event, and the claim is tested once on fresh draws (the test of
+:func:`verification.audit.audit_mechanism`). Pair and event are chosen on draws the
+confirmation never sees, so the confirmation is one test at level ``alpha``: no
+multiple-testing correction is needed, and none is applied.
 """
 
 from __future__ import annotations
