@@ -26,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from privtools.errors import ParameterError
+from privtools.validation import check_int
 
 __all__ = [
     "as_queries", "check_size", "laplace_noise", "laplace", "truncated_geometric",
@@ -40,13 +41,7 @@ def check_size(size, rng) -> int:
     """``size`` as a non-negative int and ``rng`` checked to be a numpy Generator."""
     if not isinstance(rng, np.random.Generator):
         raise ParameterError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    try:
-        n = operator.index(size)
-    except TypeError:
-        raise ParameterError(f"size must be an integer, got {size!r}") from None
-    if n < 0:
-        raise ParameterError(f"size must be >= 0, got {n}")
-    return n
+    return check_int("size", size, minimum=0)
 
 
 def as_queries(dataset, *, length: int | None = None) -> np.ndarray:

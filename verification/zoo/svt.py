@@ -39,11 +39,11 @@ q = (0, 1) and q' = (1, 0) the output (⊥, ⊤) is impossible under q'. The bou
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
 from privtools.errors import ParameterError
+from privtools.validation import check_int
 
 from .simple import as_queries, check_size, laplace_noise
 
@@ -55,12 +55,7 @@ def _params(epsilon, c, threshold) -> tuple[float, int, float]:
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
         raise ParameterError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    try:
-        cut = operator.index(c)
-    except TypeError:
-        raise ParameterError(f"c must be an integer, got {c!r}") from None
-    if cut < 1:
-        raise ParameterError(f"c must be >= 1, got {cut}")
+    cut = check_int("c", c, minimum=1)
     t = float(threshold)
     if not math.isfinite(t):
         raise ParameterError(f"threshold must be finite, got {threshold!r}")
