@@ -66,17 +66,17 @@ def test_reduced_grid_outcomes():
     """Every claim evaluated exactly on the reduced grid, with the expected verdicts:
     the privacy theorems hold; the printed Theorem 2 bound does not follow from Lemma 3
     for ε < 1 (an algebra slip; the privacy claim itself still holds there); Lemma 4 on Z
-    cannot be certified for n >= 2 (no certified tail model for sums of discrete Gaussians)."""
+    holds, with equality at n = 1 (ξ = 0) and certified by the two-sided D_α interval of
+    ``gaussian_sum_renyi_curve`` for n >= 2."""
     results = {r.claim.name: r for r in claims.check_all("reduced")}
-    for name in ("fact1", "fact2", "prop1", "lemma3", "lemma5", "lemma10", "theorem1",
-                 "theorem2", "theorem4", "theorem5", "theorem6"):
+    for name in ("fact1", "fact2", "prop1", "lemma3", "lemma4", "lemma5", "lemma10",
+                 "theorem1", "theorem2", "theorem4", "theorem5", "theorem6"):
         assert results[name].status == HOLDS, (name, [r.detail for r in results[name].rows])
     algebra = results["theorem2-algebra"]
     assert algebra.status == FAILS
     failing = [r.params for r in algebra.rows if r.status == FAILS]
     assert failing and all(mpmath.mpf(p["eps"]) < 1 for p in failing)
-    assert results["lemma4"].status == INCONCLUSIVE
-    assert all(r.status == INCONCLUSIVE for r in results["lemma4"].rows if r.params["n"] > 1)
+    assert all(r.slack >= 1 for r in results["lemma4"].rows)
     lemma3 = results["lemma3"]
     assert all(row.slack >= 1 for row in lemma3.rows)
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools.certified.intervals import Interval, ends
+from privtools.certified.intervals import Interval, ends, exact_rational
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 
@@ -198,25 +198,93 @@ def _lemma3(pt: dict) -> Row:
     return Row(pt, status, slack, detail)
 
 
-def _lemma4(pt: dict) -> Row:
-    from privtools.accounting import discrete_gaussian_sum_cdp
+_LEMMA4_ORDERS = (2, 8, 32)
 
-    from .divergence import renyi_shift
-    from .exact import sum_pmf
+
+def _lemma4_eps2(n: int, sigma2: Fraction, delta: int, bits: int) -> Interval:
+    """Certified ε² of Lemma 4 (000) (= KLS21 Prop. 13), evaluated in Arb from the statement:
+    ε = min{√(Δ²/(nσ²) + ξ/2), Δ/(√n σ) + ξ}, ξ = 10 Σ_{k=1}^{n−1} e^{−2π²σ² k/(k+1)}.
+    (The accountant's ``discrete_gaussian_sum_cdp`` rounds ε up to a float; a certified
+    ``holds`` needs the lower end of the exact value.)"""
+    from privtools.certified.balls import arb, precision, to_arb
+    from privtools.certified.intervals import from_ball
+
+    with precision(bits), mpmath.workprec(bits):
+        s2 = to_arb(sigma2)
+        xi = arb(0)
+        for k in range(1, n):
+            xi += (-2 * arb.pi() ** 2 * s2 * to_arb(Fraction(k, k + 1))).exp()
+        xi *= 10
+        d2 = to_arb(Fraction(delta * delta, n) / sigma2)
+        first = d2 + xi / 2
+        second = (d2.sqrt() + xi) ** 2
+        # a rigorous min of two balls: the min of the lower ends and of the upper ends
+        lo = first.lower() if first.lower() < second.lower() else second.lower()
+        hi = first.upper() if first.upper() < second.upper() else second.upper()
+        return from_ball(arb(lo).union(arb(hi)))
+
+
+def _status_le_iv(value: Interval, lo_b: Fraction, hi_b: Fraction) -> str:
+    """Certified ``value <= bound`` for a bound known to lie in ``[lo_b, hi_b]`` (exact
+    rationals): holds when value's upper end is <= lo_b, fails when value's lower end is
+    above hi_b."""
+    status = status_le(value, lo_b)
+    if status == FAILS and status_le(value, hi_b) != FAILS:
+        return INCONCLUSIVE
+    return status
+
+
+def _lemma4(pt: dict) -> Row:
+    """Lemma 4 (000) on Z: the certified two-sided D_α(Z_n ‖ Z_n + Δ)
+    (``gaussian_sum_renyi_curve``: window + sub-Gaussian/Cauchy–Schwarz remainder) against
+    ½ε²α at α ∈ {2, 8, 32}. n = 1 is decided in exact rationals: ξ = 0 (an empty sum), so
+    ½ε²α = αΔ²/(2σ²), which is D_α exactly (CKS20: completing the square). Where ε's excess
+    over Δ/(√n σ) is below the computed digits (σ² = 9: ξ ~ 1e-37) the digits are raised.
+    Slack: bound / certified upper end of D_α (smallest over the orders)."""
+    from privtools.accounting import discrete_gaussian_sum_cdp, discrete_gaussian_sum_xi
+
+    from .divergence import discrete_gaussian_shift_renyi, gaussian_sum_renyi_curve
 
     n, sigma2, delta = int(pt["n"]), Fraction(pt["sigma2"]), int(pt["delta"])
-    eps = mpmath.mpf(discrete_gaussian_sum_cdp(n, sigma2, delta))
-    share = DiscreteGaussian(sigma2=sigma2)
-    total = share if n == 1 else sum_pmf(share, n, dps=30)
-    status, worst, detail = _compare_orders(
-        (2, 8, 32), lambda a: renyi_shift(total, delta, a, dps=25), lambda a: eps * eps * a / 2)
-    if status == INCONCLUSIVE and n == 1:
-        detail += " — equal to the bound to all computed digits: the lemma is tight at n = 1"
-    elif status == INCONCLUSIVE:
-        detail += (" — no certified upper end on Z for a sum of discrete Gaussians (its far "
-                   "tails are not controlled); not refuted; the mod-m view is certified in "
-                   "theorem4")
-    return Row(pt, status, worst, f"ε = {mpmath.nstr(eps, 6)}; " + detail)
+    eps = discrete_gaussian_sum_cdp(n, sigma2, delta)
+    head = f"ε = {eps:.6g} (accountant, rounded up); "
+    if n == 1:
+        xi = discrete_gaussian_sum_xi(1, sigma2)
+        exact = [discrete_gaussian_shift_renyi(a, sigma2, delta) for a in _LEMMA4_ORDERS]
+        # ξ = 0: ε² = min{Δ²/σ² + 0, (Δ/σ + 0)²} = Δ²/σ² exactly
+        bounds = [a * Fraction(delta * delta) / sigma2 / 2 for a in _LEMMA4_ORDERS]
+        states = [HOLDS if e <= b else FAILS for e, b in zip(exact, bounds)]
+        equal = all(e == b for e, b in zip(exact, bounds))
+        parts = [f"α={a}: D_α = αΔ²/(2σ²) = {e} exactly, ½ε²α = {b}"
+                 for a, e, b in zip(_LEMMA4_ORDERS, exact, bounds)]
+        note = (" — holds with equality: ξ = 0 at n = 1 (accountant: ξ = "
+                f"{xi}), the lemma is tight" if equal else "")
+        slack = min(float(b / e) for e, b in zip(exact, bounds))
+        return Row(pt, combine(states), slack, head + "; ".join(parts) + note)
+    for dps in (30, 60, 120):
+        bits = int(dps * 3.33) + 64
+        values = gaussian_sum_renyi_curve(n, sigma2, delta, _LEMMA4_ORDERS, dps=dps)
+        eps2 = _lemma4_eps2(n, sigma2, delta, bits)
+        lo_e, hi_e = (exact_rational(x) for x in ends(eps2))
+        states, parts, worst = [], [], None
+        with mpmath.workprec(bits):
+            for a, val in zip(_LEMMA4_ORDERS, values):
+                lo_b, hi_b = lo_e * a / 2, hi_e * a / 2  # exact rationals: ½ε²α's ends
+                states.append(_status_le_iv(val, lo_b, hi_b))
+                ratio = mpmath.mpf(lo_b.numerator) / lo_b.denominator / ends(val)[1]
+                worst = ratio if worst is None else min(worst, ratio)
+                excess = f" (bound/upper − 1 = {mpmath.nstr(ratio - 1, 3)})" if abs(
+                    ratio - 1) < mpmath.mpf(10) ** -6 else ""
+                parts.append(f"α={a}: D_α in {_fmt(val)} vs ½ε²α = "
+                             f"{mpmath.nstr(mpmath.mpf(lo_b.numerator) / lo_b.denominator, 8)}"
+                             f"{excess}")
+        if INCONCLUSIVE not in states:
+            break
+    status = combine(states)
+    detail = head + f"certified on Z at {dps} digits; " + "; ".join(parts)
+    if status == FAILS:
+        detail += " — a certified counterexample to the lemma"
+    return Row(pt, status, None if worst is None else float(worst), detail)
 
 
 def _lemma5(pt: dict) -> Row:
@@ -346,7 +414,9 @@ def all_claims() -> list[Claim]:
               "the sum of n N_Z(0, σ²) added to a Δ-sensitive query is ½ε²-CDP, "
               "ε = min{√(Δ²/(nσ²) + ξ/2), Δ/(√n σ) + ξ}", _lemma4,
               _pts(n=[1, 4], sigma2=["1"], delta=[2]),
-              _pts(n=[1, 2, 8], sigma2=["0.25", "1", "9"], delta=[1, 4])),
+              _pts(n=[1, 2, 8], sigma2=["0.25", "1", "9"], delta=[1, 4]),
+              slack_meaning="½ε²α / certified upper end of D_α, worst order (>= 1 means it "
+                            "holds)"),
         Claim("lemma5", "Lemma 5 (000)",
               "the sum of n Lap_Z(1/ε) satisfies |Σ| <= max{(c/ε)√(2n log(2/p)), 2(c/ε) log(2/p)} "
               "w.p. >= 1 − p for an absolute constant c", _lemma5,

@@ -15,6 +15,8 @@ Modules
                   pure DP → RDP / zCDP
     composition   additive RDP composition, returning users (App. H), advanced composition
     events, accountant   DpEvent-style descriptions and the RDP accountant
+    pld, pld_events, pld_accountant   certified privacy-loss distributions: two-sided
+                  ε(δ) / δ(ε) intervals under composition (PldAccountant)
 
 Numbers: parameters are held exactly (Fractions); values are computed in mpmath at a
 precision guarded against the cancellations involved and returned as floats rounded up.
@@ -58,11 +60,15 @@ from .events import (
     DpEvent,
     GaussianEvent,
     LaplaceEvent,
+    ModularEvent,
+    PmfPairEvent,
     PureDPEvent,
     RepeatedEvent,
     SkellamEvent,
     ZCDPEvent,
 )
+from .pld import LossGrid, PrivacyLossDistribution
+from .pld_accountant import PldAccountant, PldDelta, PldEpsilon
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -104,7 +110,14 @@ __all__ = [
     "PureDPEvent",
     "ComposedEvent",
     "RepeatedEvent",
+    "ModularEvent",
+    "PmfPairEvent",
     "RdpAccountant",
+    "PldAccountant",
+    "PldEpsilon",
+    "PldDelta",
+    "PrivacyLossDistribution",
+    "LossGrid",
     "EventCurve",
     "event_rdp",
     "rdp_curve",

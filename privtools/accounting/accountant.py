@@ -9,10 +9,9 @@
 Interpretation of each event (ε(α) at one order α):
     DiscreteLaplaceEvent      exact closed form (``curves.discrete_laplace_rdp``)
     SkellamEvent              Lemma 3 (000) at ⌈α⌉; ``exact=True``: renyi_shift at ⌈α⌉
-    DiscreteGaussianSumEvent  Lemma 4 (000): ½ε²α; ``exact=True``: renyi_shift at ⌈α⌉
-                              (``exact=True`` uses the upper end of the certified interval,
-                              capped by the paper's bound — both are valid upper bounds, and
-                              renyi_shift on a truncated PMF table of Z_n can only give +inf)
+    DiscreteGaussianSumEvent  Lemma 4 (000): ½ε²α; ``exact=True``: the certified D_α of the
+                              n-fold sum on Z at ⌈α⌉ (``gaussian_sum_renyi``: window plus a
+                              Cauchy–Schwarz tail), upper end, capped by the paper's bound
     GaussianEvent             αΔ²/(2σ²);  LaplaceEvent: Mironov's closed form
     ZCDPEvent                 ρα;  PureDPEvent: min{ε, ½ε²α} (or randomized response)
     ComposedEvent / RepeatedEvent   sums (RDP composes additively, Mironov 2017 Prop. 1;
@@ -31,9 +30,8 @@ import mpmath
 
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
-from privtools.exact import sum_pmf
-from privtools.exact.divergence import renyi_shift
-from privtools.noise import DiscreteGaussian, Skellam
+from privtools.exact.divergence import gaussian_sum_renyi, renyi_shift
+from privtools.noise import Skellam
 from privtools.validation import check_int
 
 from ._numeric import (
@@ -88,14 +86,9 @@ def _skellam_exact(var: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
     return _renyi_shift(Skellam(var), sensitivity, order)
 
 
-@lru_cache(maxsize=16)
-def _dgauss_sum_pmf(n: int, sigma2: Fraction):
-    return sum_pmf(DiscreteGaussian(sigma2=sigma2), n, dps=EXACT_DPS + 5)
-
-
 @lru_cache(maxsize=4096)
 def _dgauss_sum_exact(n: int, sigma2: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
-    return _renyi_shift(_dgauss_sum_pmf(n, sigma2), sensitivity, order)
+    return _upper(gaussian_sum_renyi(n, sigma2, sensitivity, order, dps=EXACT_DPS))
 
 
 @lru_cache(maxsize=1024)

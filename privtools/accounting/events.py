@@ -15,12 +15,16 @@ are validated and stored exactly (Fractions / ints) at construction.
     ComposedEvent(events)                             all of them, adaptively composed
     RepeatedEvent(event, count)                       ``count`` runs of ``event``
                                                       (e.g. a returning user's B batches, App. H)
+    ModularEvent(event, modulus)                      the server's mod-m view of an
+                                                      integer-noise event (000 Alg. 2/3)
+    PmfPairEvent(p, q)                                any two certified output laws
+                                                      (``privtools.exact.ExactPMF``)
 
-``exact=True`` (Skellam, discrete-Gaussian sum) asks the accountant for the exact numeric
-Rényi divergence of the shifted noise, ``verification.divergence.renyi_shift`` (upper
-end of its certified interval), capped by the paper's bound (the minimum of two valid
-upper bounds; for the discrete-Gaussian sum, whose PMF is a truncated table, renyi_shift
-currently returns +inf as upper end, so the cap is what remains).
+``exact=True`` (Skellam, discrete-Gaussian sum) asks the RDP accountant for the exact
+numeric Rényi divergence of the shifted noise (the upper end of a certified interval:
+``privtools.exact.divergence.renyi_shift``, and ``gaussian_sum_renyi`` for the n-fold
+discrete-Gaussian sum on Z), capped by the paper's bound (the minimum of two valid upper
+bounds).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privtools.errors import ParameterError
+from privtools.exact import ExactPMF
 from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
 from ._numeric import check_sensitivity
@@ -44,6 +49,8 @@ __all__ = [
     "PureDPEvent",
     "ComposedEvent",
     "RepeatedEvent",
+    "ModularEvent",
+    "PmfPairEvent",
 ]
 
 
@@ -202,3 +209,42 @@ class RepeatedEvent(DpEvent):
         if not isinstance(self.event, DpEvent):
             raise ParameterError(f"event must be a DpEvent, got {type(self.event).__name__}")
         _set(self, "count", check_int("count", self.count, minimum=0))
+
+
+_INTEGER_NOISE = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent)
+
+
+@dataclass(frozen=True)
+class ModularEvent(DpEvent):
+    """The server's view ``(query + noise) mod modulus`` of an integer-noise ``event``
+    (DiscreteLaplaceEvent, SkellamEvent or DiscreteGaussianSumEvent): what a modular secure
+    sum reveals (000 Alg. 2/3). A post-processing of the unwrapped release, so never less
+    private; the certified accountant measures by how much."""
+
+    event: DpEvent
+    modulus: int
+
+    def __post_init__(self):
+        if not isinstance(self.event, _INTEGER_NOISE):
+            raise ParameterError("event must be a DiscreteLaplaceEvent, SkellamEvent or "
+                                 f"DiscreteGaussianSumEvent, got {type(self.event).__name__}")
+        _set(self, "modulus", check_int("modulus", self.modulus, minimum=2))
+
+
+@dataclass(frozen=True)
+class PmfPairEvent(DpEvent):
+    """A release whose output law is ``p`` on one dataset and ``q`` on its neighbour, both
+    certified (:class:`privtools.exact.ExactPMF`, on Z or on the same Z_m). The accountant
+    measures both directions."""
+
+    p: ExactPMF
+    q: ExactPMF
+
+    def __post_init__(self):
+        for name in ("p", "q"):
+            if not isinstance(getattr(self, name), ExactPMF):
+                raise ParameterError(f"{name} must be a privtools.exact.ExactPMF, got "
+                                     f"{type(getattr(self, name)).__name__}")
+        if self.p.modulus != self.q.modulus:
+            raise ParameterError(f"p and q live on different spaces (modulus "
+                                 f"{self.p.modulus} vs {self.q.modulus})")

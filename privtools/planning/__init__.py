@@ -4,6 +4,8 @@
     theorem_params(theorem, epsilon, n, p, s=1, c=None)   g, τ, m of Theorems 1–6, exact
     plan(privacy=..., epsilon=..., n=..., horizon=...)     a frozen Plan, τ bound or exact
     with_parameters(plan, g=, tau=, m=)                    your own g, τ, m in a plan
+    plan(..., delta=, participations=k, pool=U)           returning users, certified over
+                                                           the run (PldAccountant)
 
 ``exact_tau``, ``total_noise_tail``, ``ExactTau`` (the certified tail engine, in
 :mod:`privtools.exact.tails`) and ``NoiseSum`` (:mod:`privtools.noise`) are re-exported here
@@ -13,11 +15,13 @@ for the planner's callers.
 from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
 from privtools.noise import NoiseSum
 
+from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
 from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params
 
 __all__ = [
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
     "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
-    "PRIVACY", "TRUST", "SECURE", "TAIL_MODES",
+    "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",
+    "per_user_epsilon", "pool_participations",
 ]

@@ -21,8 +21,9 @@ from privtools.certified.intervals import Interval, ends
 from privtools.errors import ParameterError
 from privtools.exact.tails import exact_tau
 from privtools.noise import IntegerDistribution, NoiseSum
-from privtools.validation import POINT_LIMIT, check_int, check_positive_fraction
+from privtools.validation import POINT_LIMIT, check_int, check_nonneg, check_positive_fraction
 
+from .participation import calibrate, pool_participations
 from .theorems import TheoremParams, theorem_params
 
 __all__ = ["Plan", "plan", "with_parameters", "SUPPORTED", "PRIVACY", "TRUST", "SECURE",
@@ -114,6 +115,11 @@ class Plan:
     tail_interval: Interval | None = None
     tail_interval_below: Interval | None = None
     user_parameters: tuple[str, ...] = ()
+    delta: Fraction | None = None
+    participations: tuple[tuple[int, int], ...] | None = None
+    pool: int | None = None
+    participation_failure: Fraction | None = None
+    certified_epsilon: Interval | None = None
 
     # ------------------------------------------------------------------ derived
     @property
@@ -174,6 +180,13 @@ class Plan:
             "tail_interval": iv(self.tail_interval),
             "tail_interval_below": iv(self.tail_interval_below),
             "user_parameters": list(self.user_parameters),
+            "delta": None if self.delta is None else str(self.delta),
+            "participations": None if self.participations is None else
+            [list(x) for x in self.participations],
+            "pool": self.pool,
+            "participation_failure": None if self.participation_failure is None else
+            str(self.participation_failure),
+            "certified_epsilon": iv(self.certified_epsilon),
         }
 
     def __str__(self) -> str:
@@ -193,6 +206,15 @@ class Plan:
             f"  total noise: {self.total_noise} ({self.total_noise_note})",
             f"  failure probability <= {self.failure_probability}; τ: {self.tail_method}",
         ]
+        if self.certified_epsilon is not None:
+            lo, hi = ends(self.certified_epsilon)
+            who = (f"a member of a pool of {self.pool}" if self.pool else "a user")
+            prof = ", ".join(f"{c} batch(es) x{j}" if j > 1 else f"{c} batch(es)"
+                             for j, c in self.participations)
+            lines.append(f"  returning users: {who} in {prof}; per batch ε = "
+                         f"{self.epsilon_view}; certified per-user ε({float(self.delta):.3g}"
+                         f"{'' if not self.participation_failure else ' − pool failure'}) in "
+                         f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}]")
         if self.user_parameters:
             lines.append(f"  user-chosen: {', '.join(self.user_parameters)}")
         return "\n".join(lines)
@@ -207,7 +229,7 @@ def _check_horizon(horizon) -> int:
 def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
          horizon: int | None = None, s=1, trust: str = "distributed",
          secure: str = "secagg", tail: str = "bound", p=None, c=None,
-         dps: int = 20) -> Plan:
+         dps: int = 20, delta=None, participations: int = 1, pool: int | None = None) -> Plan:
     """Plan one batch of ``n`` users for a target ``epsilon`` over ``horizon`` rounds T.
 
     Picks the theorem of paper 000 from (privacy, trust, secure) — see ``SUPPORTED``:
@@ -249,6 +271,13 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         pf = check_positive_fraction("p", p, upper=1)
     cf = None if c is None else check_positive_fraction("c", c)
     dps = check_int("dps", dps, minimum=5)
+    k = check_int("participations", participations, minimum=1)
+    dq = None
+    if delta is not None:
+        dq = Fraction(delta) if isinstance(delta, float) else check_nonneg("delta", delta)
+        if not (0 <= dq < 1) or (isinstance(delta, float) and not math.isfinite(delta)):
+            raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
+    pool_u = None if pool is None else check_int("pool", pool, minimum=1)
     key = (privacy, trust, secure)
     if key not in SUPPORTED:
         options = "; ".join(f"{a}+{b}+{d} (Theorem {t})" for (a, b, d), t in SUPPORTED.items())
@@ -264,11 +293,34 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
                              "required for trust='local' with tail='bound'; tail='exact' "
                              "needs no c")
 
+    returning = dq is not None or k > 1 or pool_u is not None
+    if returning:
+        if theorem == 3:
+            raise ParameterError("delta / participations / pool are certified for secagg, "
+                                 "central and local plans; shuffle's relaxed SecAgg has no "
+                                 "loss distribution")
+        if dq is None:
+            if privacy != "pure-dp":
+                raise ParameterError("delta is required for rdp and cdp plans with "
+                                     "participations > 1")
+            dq = Fraction(0)
+        if pool_u is not None and dq == 0:
+            raise ParameterError("pool needs delta > 0 (the participation profile fails with "
+                                 "a small probability that delta must cover)")
+
     q_hat = eps_secure = None
     p_noise = pf
     if theorem == 3:
         p_noise = q_hat = pf / 2
         eps_secure = eps / 4
+    profile = cert = failure = None
+    eps_target = eps
+    if returning:
+        profile, d_left = ((1, k),), dq
+        if pool_u is not None:
+            profile, failure = pool_participations(pool_u, n, horizon, dq / 10)
+            d_left = dq - failure
+        eps, cert = calibrate(theorem, eps_target, d_left, profile, n, p_noise, s=sf)
     if theorem == 6 and cf is None:
         # g does not depend on c: take it from Theorem 1's choice (Theorem 6 shares it)
         base = theorem_params(1, eps, n, p_noise)
@@ -302,10 +354,11 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
     else:
         tau, method = tau_bound, _BOUND_METHOD[theorem]
     m = n * g + 2 * tau + 1
-    return Plan(privacy, trust, secure, theorem, eps, n, horizon, pf,
+    return Plan(privacy, trust, secure, theorem, eps_target, n, horizon, pf,
                 sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,
                 note, p_noise + (q_hat or 0), p_noise, q_hat, eps_view, eps_secure, tail,
-                method, tau_bound, tail_iv, tail_below)
+                method, tau_bound, tail_iv, tail_below, (), dq if returning else None,
+                profile, pool_u, failure, None if cert is None else cert.interval)
 
 
 def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,

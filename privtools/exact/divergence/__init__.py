@@ -51,6 +51,14 @@ PMFs anywhere in Z_m). ``u_P`` is tightened to ``min(u_P, 1 − Σ A)`` (the tot
   so ``lower = Σ max(0, a⁻ − e^ε b⁺) − e^ε u_Q`` (on Z the −e^ε u_Q correction only
   applies to the points tabulated for P but not for Q, where S can live).
 
+Sums of discrete Gaussians on Z
+-------------------------------
+``gaussian_sum_renyi`` / ``gaussian_sum_renyi_curve`` / ``gaussian_sum_hockey_stick``
+(:mod:`~privtools.exact.divergence.gaussian_sum`) know the law of ``Z_n`` (n i.i.d.
+``N_Z(0, σ²)``, Lemma 4 (000)) and bound its far tails (data processing + sub-Gaussian
+tails + Cauchy–Schwarz), so they give two-sided intervals on Z where ``renyi_shift`` on a
+table of ``Z_n`` can only give ``+inf`` as its upper end.
+
 Float versions
 --------------
 ``renyi_float`` / ``hockey_stick_float`` sum the float ``logpmf`` in log space (scipy's
@@ -61,6 +69,12 @@ relative wherever the quantity is not itself tiny).
 
 from ._common import endpoints
 from .floats import hockey_stick_float, renyi_float
+from .gaussian_sum import (
+    discrete_gaussian_shift_renyi,
+    gaussian_sum_hockey_stick,
+    gaussian_sum_renyi,
+    gaussian_sum_renyi_curve,
+)
 from .pmfs import delta_curve, epsilon_for_delta, hockey_stick, llr, renyi
 from .shift import (
     discrete_laplace_hockey_stick,
@@ -83,5 +97,9 @@ __all__ = [
     "hockey_stick_float",
     "discrete_laplace_renyi",
     "discrete_laplace_hockey_stick",
+    "gaussian_sum_renyi",
+    "gaussian_sum_renyi_curve",
+    "gaussian_sum_hockey_stick",
+    "discrete_gaussian_shift_renyi",
     "endpoints",
 ]

@@ -1,0 +1,462 @@
+"""Certified privacy-loss distributions: two-sided δ(ε) and ε(δ) under composition.
+
+For a pair of output laws (P, Q) the privacy loss is L(x) = log P(x)/Q(x), x ~ P, and the
+hockey-stick divergence is
+
+    δ(ε) = H_{e^ε}(P‖Q) = E_P[(1 − e^{ε−L})_+]   (+ P(Q = 0)),
+
+so the k-fold (adaptive) composition of releases is read off the distribution of the sum of
+k independent losses (Dwork–Rothblum 2016; Koskela et al. 2020; Meiser–Mohammadi 2018).
+
+A :class:`LossGrid` is one certified *side* of such a distribution: Arb balls of P-mass on
+the lattice ``offset + step·i`` (exact Fractions), plus, on the upper side, a mass at +∞.
+
+* ``side="upper"`` (pessimistic): every mass is an upper bound and every atom sits at or
+  above its true loss. Since (1 − e^{ε−s})_+ is non-decreasing in s and non-negative, any
+  such dominating description gives an upper bound on δ(ε) — also after composition,
+  because the sum of losses only moves up and every product of masses only grows. An atom
+  between two grid points is *split* over them so that both its P- and Q-mass are kept
+  ("connect the dots", Doroshenko et al. 2022): the split pair dominates the atom (merging
+  the two is a post-processing), so the error is second order in the step.
+* ``side="lower"`` (optimistic): masses are lower bounds and atoms sit at or below their
+  true loss (rounded down); dropped mass only lowers δ.
+
+Every arithmetic step is done in Arb balls; the ends read from them are certified. Exact
+lattices (the discrete Laplace and discrete Gaussian laws of paper 000, randomized
+response) keep ``upper`` and ``lower`` equal up to Arb's radius.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+
+import mpmath
+from flint import arb, fmpz_poly
+
+from privtools.certified import balls as _arb
+from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
+
+__all__ = ["LossGrid", "PrivacyLossDistribution", "DEFAULT_PREC", "DEFAULT_TAIL", "FIXED_BITS",
+           "fixed"]
+
+DEFAULT_PREC = 192                      # Arb working precision (bits)
+DEFAULT_TAIL = Fraction(1, 10**60)      # mass allowed to move per truncation
+SIDES = ("upper", "lower")
+
+
+FIXED_BITS = 256                         # masses are integers in units of 2^-256
+_SCALE_INT = 2**FIXED_BITS
+_SCALE = arb(2) ** FIXED_BITS
+
+
+def _ceil_ball(x: arb) -> int:
+    """Ceiling of a ball's upper end (already in units of 2^-FIXED_BITS)."""
+    return max(int(x.upper().ceil().unique_fmpz()), 0)
+
+
+def _exp(x: Fraction) -> arb:
+    return _arb.to_arb(x).exp()
+
+
+def _frac(x, name: str = "value") -> Fraction:
+    """Exact rational of an int, Fraction, finite float or finite mpf."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, bool):
+        raise ParameterError(f"{name} must be a number, got {x!r}")
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ParameterError(f"{name} must be a finite number, got {x!r}")
+        return Fraction(x)
+    if isinstance(x, mpmath.mpf):
+        q = _intervals.exact_rational(x)
+        if q is None:
+            raise ParameterError(f"{name} must be a finite number, got {x!r}")
+        return q
+    raise ParameterError(f"{name} must be a number, got {type(x).__name__}")
+
+
+def _floor_div(x: Fraction, step: Fraction) -> int:
+    return math.floor(x / step)
+
+
+def fixed(ball: arb, side: str) -> int:
+    """A ball's mass in units of 2^-FIXED_BITS, rounded outward for the side: up (upper end,
+    ceiling) for ``upper``, down (lower end, floor, at least 0) for ``lower``."""
+    with _arb.precision(FIXED_BITS + 64):
+        if side == "upper":
+            x = (ball.upper() * _SCALE).ceil()
+        else:
+            x = (ball.lower() * _SCALE).floor()
+    v = int(x.unique_fmpz())
+    return max(v, 0)
+
+
+def _ceil_shift(x: int, bits: int) -> int:
+    return -((-x) >> bits)
+
+
+@dataclass(frozen=True)
+class LossGrid:
+    """One certified side of a privacy-loss distribution.
+
+    ``masses[i]`` is the P-mass at loss ``offset + (start + i)·step`` in units of
+    2^-FIXED_BITS (exact integers: composition is exact integer convolution, each product
+    rounded outward for the side); ``infinity`` the P-mass where Q = 0 (loss +∞), in the
+    same units. Masses need not sum to one: upper-side masses are upper bounds, lower-side
+    masses lower bounds.
+    """
+
+    side: str
+    offset: Fraction
+    step: Fraction
+    start: int
+    masses: tuple = field(repr=False, compare=False)
+    infinity: int = field(default=0, repr=False, compare=False)
+    prec: int = DEFAULT_PREC
+
+    def __post_init__(self):
+        if self.side not in SIDES:
+            raise ParameterError(f"side must be one of {SIDES}, got {self.side!r}")
+        if not self.masses:
+            raise ParameterError("masses must be non-empty")
+        if self.step <= 0:
+            raise ParameterError(f"step must be > 0, got {self.step}")
+
+    @classmethod
+    def from_balls(cls, side: str, offset: Fraction, step: Fraction, start: int, balls,
+                   infinity: arb = None, prec: int = DEFAULT_PREC) -> LossGrid:
+        """A side from Arb balls of mass (each rounded outward for the side)."""
+        masses = tuple(fixed(b, side) for b in balls)
+        inf = 0 if infinity is None else fixed(infinity, side)
+        return cls(side, offset, step, start, masses, inf, prec)
+
+    # ------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return len(self.masses)
+
+    def loss(self, i: int) -> Fraction:
+        """Exact loss of the ``i``-th mass."""
+        return self.offset + (self.start + i) * self.step
+
+    @property
+    def support(self) -> tuple[Fraction, Fraction]:
+        return self.loss(0), self.loss(len(self) - 1)
+
+    def total(self) -> int:
+        """Finite mass, in units of 2^-FIXED_BITS."""
+        return sum(self.masses)
+
+    def moments(self) -> tuple[float, float]:
+        """Float mean and standard deviation of the finite part (for grid planning)."""
+        w = [float(m) for m in self.masses]
+        tot = sum(w)
+        if tot <= 0:
+            return float(self.loss(0)), 0.0
+        base = float(self.loss(0))
+        h = float(self.step)
+        mean = sum(wi * i for i, wi in enumerate(w)) / tot
+        var = sum(wi * (i - mean) ** 2 for i, wi in enumerate(w)) / tot
+        return base + h * mean, h * math.sqrt(max(var, 0.0))
+
+    # ------------------------------------------------------------------ composition
+    def compose(self, other: LossGrid, tail=DEFAULT_TAIL) -> LossGrid:
+        """Side of the composition (sum of independent losses); steps must agree."""
+        if self.side != other.side:
+            raise ParameterError("cannot compose an upper side with a lower side")
+        if self.step != other.step:
+            raise ParameterError(f"steps differ ({self.step} vs {other.step}); regrid first")
+        prod = fmpz_poly(list(self.masses)) * fmpz_poly(list(other.masses))
+        coeffs = [int(c) for c in prod.coeffs()] or [0]
+        # tuples with at least one +∞ coordinate, under the product of the measures
+        fa, fb = self.total(), other.total()
+        wa, wb = self.infinity, other.infinity
+        inf = wa * fb + wb * fa + wa * wb
+        if self.side == "upper":
+            coeffs = [_ceil_shift(c, FIXED_BITS) for c in coeffs]
+            inf = _ceil_shift(inf, FIXED_BITS)
+        else:
+            coeffs = [c >> FIXED_BITS for c in coeffs]
+            inf >>= FIXED_BITS
+        out = LossGrid(self.side, self.offset + other.offset, self.step,
+                       self.start + other.start, tuple(coeffs), inf,
+                       max(self.prec, other.prec))
+        return out.truncate(tail)
+
+    def power(self, k: int, tail=DEFAULT_TAIL) -> LossGrid:
+        """k-fold composition with itself (binary powering, truncating as it goes)."""
+        if k < 1:
+            raise ParameterError(f"count must be >= 1, got {k}")
+        result, base = None, self
+        while True:
+            if k & 1:
+                result = base if result is None else result.compose(base, tail)
+            k >>= 1
+            if not k:
+                return result
+            base = base.compose(base, tail)
+
+    def truncate(self, tail=DEFAULT_TAIL) -> LossGrid:
+        """Move at most ``tail`` of mass out of each end, keeping the side's direction:
+        upper — the low end is rounded up onto the first kept atom, the high end goes to
+        +∞; lower — the low end is dropped, the high end rounded down onto the last kept."""
+        ms = self.masses
+        n = len(ms)
+        budget = int(Fraction(tail) / 2 * _SCALE_INT)
+        lo, acc = 0, 0
+        while lo < n - 1 and acc + ms[lo] <= budget:
+            acc += ms[lo]
+            lo += 1
+        hi, acc = n - 1, 0
+        while hi > lo and acc + ms[hi] <= budget:
+            acc += ms[hi]
+            hi -= 1
+        while hi > lo and ms[hi] == 0:
+            hi -= 1
+        while lo < hi and ms[lo] == 0:
+            lo += 1
+        if lo == 0 and hi == n - 1:
+            return self
+        low_mass, high_mass = sum(ms[:lo]), sum(ms[hi + 1:])
+        kept = list(ms[lo:hi + 1])
+        inf = self.infinity
+        if self.side == "upper":
+            kept[0] += low_mass
+            inf += high_mass
+        else:
+            kept[-1] += high_mass
+        return LossGrid(self.side, self.offset, self.step, self.start + lo, tuple(kept), inf,
+                        self.prec)
+
+    def regrid(self, step: Fraction, offset: Fraction = Fraction(0)) -> LossGrid:
+        """The same side on the lattice ``offset + step·Z``: exact atoms stay, others are
+        split over their two neighbours (upper, keeping P- and Q-mass) or rounded down
+        (lower)."""
+        step = Fraction(step)
+        if step <= 0:
+            raise ParameterError(f"step must be > 0, got {step}")
+        if step == self.step and (self.offset - offset) % step == 0:
+            shift = (self.offset - offset) // step
+            return LossGrid(self.side, offset, step, self.start + int(shift), self.masses,
+                            self.infinity, self.prec)
+        base = self.offset + self.start * self.step - offset      # loss of masses[0] − offset
+        ratio = self.step / step
+        pos0 = base / step
+        if self.side == "lower":
+            new_int: dict[int, int] = {}
+            for i, m in enumerate(self.masses):
+                if m:
+                    j = math.floor(pos0 + i * ratio)
+                    new_int[j] = new_int.get(j, 0) + m
+            lo, hi = min(new_int), max(new_int)
+            masses = tuple(new_int.get(j, 0) for j in range(lo, hi + 1))
+            return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec)
+        new: dict[int, arb] = {}
+        exact: dict[int, int] = {}
+        with _arb.precision(self.prec):
+            weights: dict[Fraction, tuple[arb, arb]] = {}
+            denom = 1 - _exp(-step)
+            for i, m in enumerate(self.masses):
+                if not m:
+                    continue
+                pos = pos0 + i * ratio
+                j = math.floor(pos)
+                theta = pos - j
+                if theta == 0:
+                    exact[j] = exact.get(j, 0) + m
+                    continue
+                wt = weights.get(theta)
+                if wt is None:
+                    e = _exp(-theta * step)
+                    # Doroshenko et al. (2022): keep P-mass m and Q-mass m·e^{−l}
+                    wt = ((e - (1 - denom)) / denom, (1 - e) / denom)
+                    weights[theta] = wt
+                mm = arb(m)
+                new[j] = new.get(j, arb(0)) + mm * wt[0]
+                new[j + 1] = new.get(j + 1, arb(0)) + mm * wt[1]
+            keys = set(new) | set(exact)
+            lo, hi = min(keys), max(keys)
+            masses = tuple(exact.get(j, 0) + (_ceil_ball(new[j]) if j in new else 0)
+                           for j in range(lo, hi + 1))
+        return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec)
+
+    # ------------------------------------------------------------------ δ(ε) and ε(δ)
+    @cached_property
+    def _suffix(self) -> tuple[list[arb], list[arb]]:
+        """S1[i] = Σ_{j>=i} m_j and S2[i] = Σ_{j>=i} m_j e^{−l_j} (length n + 1)."""
+        n = len(self.masses)
+        with _arb.precision(self.prec + 32):
+            r = _exp(-self.step)
+            e = _exp(-self.loss(n - 1))
+            s1 = [0] * (n + 1)
+            s2 = [arb(0)] * (n + 1)
+            for i in range(n - 1, -1, -1):
+                m = self.masses[i]
+                s1[i] = s1[i + 1] + m
+                s2[i] = s2[i + 1] + m * e if m else s2[i + 1]
+                e = e / r
+            unit = arb(1) / _SCALE
+            s1 = [arb(v) * unit for v in s1]
+            s2 = [v * unit for v in s2]
+        return s1, s2
+
+    def _delta_ball(self, eps: Fraction) -> arb:
+        """Ball around this side's δ(ε) (atoms strictly above ε count)."""
+        s1, s2 = self._suffix
+        first = _floor_div(eps - self.offset, self.step) - self.start + 1
+        first = min(max(first, 0), len(self.masses))
+        with _arb.precision(self.prec + 32):
+            d = s1[first] - _exp(eps) * s2[first] + arb(self.infinity) / _SCALE
+        return d
+
+    def delta(self, eps) -> mpmath.mpf:
+        """Certified bound on δ(ε) on this side's direction (upper or lower end)."""
+        d = self._delta_ball(_frac(eps))
+        if self.side == "upper":
+            return min(mpmath.mpf(1), max(mpmath.mpf(0), _arb.upper_mpf(d)))
+        return max(mpmath.mpf(0), _arb.lower_mpf(d))
+
+    def _segment_solution(self, first: int, delta: arb) -> mpmath.mpf | tuple:
+        """Certified ends ``(lo, hi)`` of the solution ε of S1[first] + ∞-mass − e^ε
+        S2[first] = δ (δ on the segment just below atom ``first``): ``(−inf, −inf)`` when the
+        left side is <= δ for every ε, ``(−inf, +inf)`` when undecided."""
+        s1, s2 = self._suffix
+        with _arb.precision(self.prec + 32):
+            num = s1[first] + arb(self.infinity) / _SCALE - delta
+            if num <= 0 or s2[first] == 0:
+                return mpmath.ninf, mpmath.ninf
+            if not (num > 0 and s2[first] > 0):
+                return mpmath.ninf, mpmath.inf
+            sol = (num / s2[first]).log()
+            return _arb.lower_mpf(sol), _arb.upper_mpf(sol)
+
+    def epsilon(self, delta) -> mpmath.mpf:
+        """Certified bound on ε(δ) = inf{ε >= 0 : δ(ε) <= δ} on this side's direction
+        (+inf on the upper side when no finite ε reaches δ)."""
+        dq = _frac(delta)
+        n = len(self.masses)
+        d_arb = _arb.to_arb(dq)
+        d_lo, d_hi = _intervals.fraction_bounds(dq, self.prec)
+        upper = self.side == "upper"
+
+        def ok(j: int) -> bool:
+            # upper: certified δ_up(l_j) <= δ; lower: certified δ_low(l_j) >= δ
+            d = self._delta_ball(self.loss(j))
+            return _arb.upper_mpf(d) <= d_lo if upper else _arb.lower_mpf(d) >= d_hi
+
+        with mpmath.workprec(self.prec + 64):
+            if upper:
+                if not ok(n - 1):
+                    return mpmath.inf
+                lo, hi = -1, n - 1                     # smallest j with ok(j)
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    if ok(mid):
+                        hi = mid
+                    else:
+                        lo = mid
+                j = hi
+                top = self._segment_solution(j, d_arb)[1]
+                val = min(_fraction_mpf_up(self.loss(j)), top)
+                if j > 0:
+                    val = max(val, _fraction_mpf_down(self.loss(j - 1)))
+                return max(mpmath.mpf(0), val)
+            if not ok(0):
+                # δ_low(l_0) < δ: only the segment below l_0 can still carry δ
+                low = self._segment_solution(0, d_arb)[0]
+                return max(mpmath.mpf(0), min(low, _fraction_mpf_down(self.loss(0))))
+            lo, hi = 0, n                              # largest j with ok(j)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if ok(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            j = lo
+            if j == n - 1:
+                return max(mpmath.mpf(0), _fraction_mpf_down(self.loss(j)))
+            low = self._segment_solution(j + 1, d_arb)[0]
+            val = max(_fraction_mpf_down(self.loss(j)),
+                      min(low, _fraction_mpf_down(self.loss(j + 1))))
+            return max(mpmath.mpf(0), val)
+
+
+def _fraction_mpf_up(q: Fraction) -> mpmath.mpf:
+    return _intervals.fraction_bounds(q, 128)[1]
+
+
+def _fraction_mpf_down(q: Fraction) -> mpmath.mpf:
+    return _intervals.fraction_bounds(q, 128)[0]
+
+
+@dataclass(frozen=True)
+class PrivacyLossDistribution:
+    """Certified two-sided PLD of a release (or of a composition of releases).
+
+    ``forward = (upper, lower)`` describes the loss of P against Q, ``reverse`` that of Q
+    against P (``None`` when the pair is symmetric, e.g. symmetric noise shifted by Δ, where
+    both directions have the same distribution). δ(ε) is the larger of the two directions.
+    """
+
+    forward: tuple[LossGrid, LossGrid]
+    reverse: tuple[LossGrid, LossGrid] | None = None
+
+    def __post_init__(self):
+        for pair in (self.forward,) + ((self.reverse,) if self.reverse else ()):
+            if len(pair) != 2 or pair[0].side != "upper" or pair[1].side != "lower":
+                raise ParameterError("each direction must be an (upper, lower) pair of "
+                                     "LossGrids")
+
+    @property
+    def directions(self) -> tuple[tuple[LossGrid, LossGrid], ...]:
+        return (self.forward,) if self.reverse is None else (self.forward, self.reverse)
+
+    @property
+    def step(self) -> Fraction:
+        return self.forward[0].step
+
+    def regrid(self, step: Fraction) -> PrivacyLossDistribution:
+        def rg(pair):
+            return tuple(g.regrid(step, Fraction(0)) for g in pair)
+        return PrivacyLossDistribution(rg(self.forward),
+                                       None if self.reverse is None else rg(self.reverse))
+
+    def compose(self, other: PrivacyLossDistribution, tail=DEFAULT_TAIL
+                ) -> PrivacyLossDistribution:
+        """Composition with ``other`` (its steps must agree; regrid first)."""
+        def comp(a, b):
+            return (a[0].compose(b[0], tail), a[1].compose(b[1], tail))
+        fwd = comp(self.forward, other.forward)
+        if self.reverse is None and other.reverse is None:
+            return PrivacyLossDistribution(fwd, None)
+        rev = comp(self.reverse or self.forward, other.reverse or other.forward)
+        return PrivacyLossDistribution(fwd, rev)
+
+    def self_compose(self, count: int, tail=DEFAULT_TAIL) -> PrivacyLossDistribution:
+        """``count``-fold composition with itself."""
+        def pw(pair):
+            return (pair[0].power(count, tail), pair[1].power(count, tail))
+        return PrivacyLossDistribution(pw(self.forward),
+                                       None if self.reverse is None else pw(self.reverse))
+
+    def delta(self, epsilon) -> _intervals.Interval:
+        """Certified interval for δ(ε) = max over directions of H_{e^ε}."""
+        eps = _frac(epsilon, "epsilon")
+        ups = [d[0].delta(eps) for d in self.directions]
+        lows = [d[1].delta(eps) for d in self.directions]
+        return _intervals.interval(max(lows), max(ups))
+
+    def epsilon(self, delta) -> _intervals.Interval:
+        """Certified interval for ε(δ) = inf{ε >= 0 : δ(ε) <= δ}."""
+        dq = _frac(delta, "delta")
+        if not (0 < dq <= 1):
+            raise ParameterError(f"delta must be in (0, 1], got {delta!r}")
+        ups = [d[0].epsilon(dq) for d in self.directions]
+        lows = [d[1].epsilon(dq) for d in self.directions]
+        return _intervals.interval(max(lows), max(ups))

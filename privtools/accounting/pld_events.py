@@ -1,0 +1,428 @@
+"""Events read as certified privacy-loss distributions (the interpretation of ``PldAccountant``).
+
+Each event becomes a :class:`Release`: how to draw its loss on a lattice of a given step.
+
+    DiscreteLaplaceEvent(b, Δ)     exact lattice: L ∈ (Δ − 2·{0..Δ})/b, P-masses in closed form
+                                   (Fact 2 (000)); Pólya sums are Lap_Z exactly (Fact 1 (000))
+    DiscreteGaussianSumEvent(1,..) exact lattice: L(x) = (Δ² − 2xΔ)/(2σ²), masses from the
+                                   certified PMF, its unaccounted tail sent to +∞ (upper)
+    PureDPEvent(ε)                 randomized response, the dominating pair of every ε-DP
+                                   mechanism (Kairouz–Oh–Viswanath 2015): L = ±ε
+    SkellamEvent, DiscreteGaussianSumEvent(n >= 2), ModularEvent, PmfPairEvent
+                                   atoms of two certified PMFs (``privtools.exact``), losses as
+                                   Arb intervals, split over the grid ("connect the dots")
+    GaussianEvent(σ, Δ)            L ~ N(μ, 2μ) under P, μ = Δ²/(2σ²): cells of the grid with
+                                   certified normal CDFs
+    LaplaceEvent(b, Δ)             atoms ±Δ/b and cells in between (certified exponentials)
+    ZCDPEvent                      refused: a ρ-zCDP guarantee has no dominating pair of
+                                   distributions, only a Rényi curve — use ``RdpAccountant``
+
+Symmetric noise shifted by Δ has the same loss distribution in both directions, so those
+releases carry one direction only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from privtools.certified import balls as _arb
+from privtools.errors import ParameterError
+from privtools.exact import ExactPMF, shift, sum_pmf, wrap
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+
+from .events import (
+    ComposedEvent,
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    ModularEvent,
+    PmfPairEvent,
+    PureDPEvent,
+    RepeatedEvent,
+    SkellamEvent,
+    ZCDPEvent,
+)
+from .pld import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
+
+__all__ = ["Release", "releases", "noise_pmf"]
+
+PMF_DPS = 40                      # digits of the tabulated PMFs
+PMF_TAIL = Fraction(1, 10**50)    # mass left outside the tabulated window
+CELL_SDS = 20                     # continuous laws: cells cover mean ± 20 sd of the loss
+                                  # (outside mass < 1e-88, sent to +∞ / rounded up)
+
+
+# ------------------------------------------------------------------------------ releases
+class Release:
+    """One release's loss, ready to be put on a lattice."""
+
+    symmetric: bool = True
+    native_step: Fraction | None = None
+
+    def moments(self) -> tuple[float, float, float, float]:
+        """(mean, sd, min, max) of the forward loss, as floats (grid planning only)."""
+        raise NotImplementedError
+
+    def build(self, step: Fraction | None, prec: int = DEFAULT_PREC) -> PrivacyLossDistribution:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _Lattice(Release):
+    """Loss exactly on ``offset + step·(start + i)``; ``masses`` enclose the P-masses,
+    ``low_tail``/``high_tail`` bound mass left off below/above the listed atoms."""
+
+    offset: Fraction
+    step: Fraction
+    start: int
+    masses: tuple
+    low_tail: arb = arb(0)
+    high_tail: arb = arb(0)
+
+    @property
+    def native_step(self) -> Fraction:           # type: ignore[override]
+        return self.step
+
+    def moments(self):
+        g = LossGrid.from_balls("upper", self.offset, self.step, self.start, self.masses)
+        mean, sd = g.moments()
+        lo, hi = g.support
+        return mean, sd, float(lo), float(hi)
+
+    def build(self, step, prec=DEFAULT_PREC):
+        with _arb.precision(prec):
+            up = list(self.masses)
+            up[0] = up[0] + self.low_tail                   # rounded up onto the first atom
+        upper = LossGrid.from_balls("upper", self.offset, self.step, self.start, up,
+                                    self.high_tail, prec)
+        lower = LossGrid.from_balls("lower", self.offset, self.step, self.start, self.masses,
+                                    None, prec)
+        if step is not None and step != self.step:
+            upper = upper.regrid(step, self.offset)
+            lower = lower.regrid(step, self.offset)
+        return PrivacyLossDistribution((upper, lower))
+
+
+def _discrete_laplace(ev: DiscreteLaplaceEvent) -> _Lattice:
+    b, d = ev.scale, ev.sensitivity
+    with _arb.precision(DEFAULT_PREC + 32):
+        r = _arb.to_arb(-1 / b).exp()
+        masses = [arb(0)] * (d + 1)
+        masses[d] = 1 / (1 + r)                 # x <= 0: loss +Δ/b
+        masses[0] = r ** d / (1 + r)            # x >= Δ: loss −Δ/b
+        c = (1 - r) / (1 + r)
+        for x in range(1, d):
+            masses[d - x] = c * r ** x          # 0 < x < Δ: loss (Δ − 2x)/b
+    return _Lattice(Fraction(-d) / b, Fraction(2) / b, 0, tuple(masses))
+
+
+def _pure(ev: PureDPEvent) -> _Lattice:
+    eps = ev.eps
+    if eps == 0:
+        return _Lattice(Fraction(0), Fraction(1), 0, (arb(1),))
+    with _arb.precision(DEFAULT_PREC + 32):
+        e = _arb.to_arb(eps).exp()
+        masses = (1 / (1 + e), e / (1 + e))
+    return _Lattice(-eps, 2 * eps, 0, masses)
+
+
+def _discrete_gaussian(sigma2: Fraction, d: int) -> _Lattice:
+    P = ExactPMF.from_distribution(DiscreteGaussian(sigma2=sigma2), dps=PMF_DPS, tail=PMF_TAIL)
+    # L(x) = (Δ² − 2xΔ)/(2σ²) = Δ²/(2σ²) + (Δ/σ²)·(−x): index −x
+    u = _arb.from_mpf(P.unaccounted)
+    return _Lattice(Fraction(d * d) / (2 * sigma2), Fraction(d) / sigma2, -P.hi,
+                    tuple(reversed(P.balls)), low_tail=u, high_tail=u)
+
+
+@dataclass(frozen=True)
+class _Atoms(Release):
+    """Loss of two certified PMFs, atom by atom (intervals), split over the grid."""
+
+    P: ExactPMF
+    Q: ExactPMF
+    symmetric: bool = False
+
+    def _atoms(self, P, Q):
+        """(p, q, lo, hi): balls of P and Q mass per point, and the extra mass either may
+        carry there (the unaccounted part of a PMF can sit outside its window, or anywhere
+        after wrapping)."""
+        lo, hi = min(P.lo, Q.lo), max(P.hi, Q.hi)
+        for x in range(lo, hi + 1):
+            yield P.ball(x), Q.ball(x), self._free(P, x), self._free(Q, x)
+
+    @staticmethod
+    def _free(R: ExactPMF, x: int) -> bool:
+        """May R's unaccounted mass sit at x? Conservatively yes everywhere: after wrapping
+        it may be anywhere, and the table of an n-fold sum built from truncated shares
+        leaves its dropped mass inside the window too."""
+        return True
+
+    def _outside(self, P: ExactPMF, Q: ExactPMF) -> arb:
+        """Mass of P that may lie outside the common window (only on Z)."""
+        return arb(0) if P.modulus is not None else _arb.from_mpf(P.unaccounted)
+
+    def moments(self):
+        tot = mean = sq = 0.0
+        lo, hi = math.inf, -math.inf
+        for p, q, _, _ in self._atoms(self.P, self.Q):
+            pf, qf = float(p.mid()), float(q.mid())
+            if pf <= 0 or qf <= 0:
+                continue
+            ell = math.log(pf) - math.log(qf)
+            tot += pf
+            mean += pf * ell
+            sq += pf * ell * ell
+            lo, hi = min(lo, ell), max(hi, ell)
+        if tot <= 0:
+            raise ParameterError("the two laws share no support: the loss is infinite")
+        mean /= tot
+        sd = math.sqrt(max(sq / tot - mean * mean, 0.0))
+        return mean, sd, lo, hi
+
+    def _grid(self, P, Q, step: Fraction, prec: int) -> tuple[LossGrid, LossGrid]:
+        up: dict[int, arb] = {}
+        low: dict[int, arb] = {}
+        with _arb.precision(prec + 32):
+            u_p, u_q = _arb.from_mpf(P.unaccounted), _arb.from_mpf(Q.unaccounted)
+            inf_up = self._outside(P, Q)
+            inf_low = arb(0)
+            h = _arb.to_arb(step)
+            for p, q, free_p, free_q in self._atoms(P, Q):
+                p_lo = arb(p.lower()) if p.lower() > 0 else arb(0)
+                p_hi = arb(p.upper()) + (u_p if free_p else 0)
+                q_lo = arb(q.lower()) if q.lower() > 0 else arb(0)
+                q_hi = arb(q.upper()) + (u_q if free_q else 0)
+                if p_hi == 0:
+                    continue
+                if q_lo == 0:
+                    inf_up += p_hi                              # loss may be +∞
+                else:
+                    l_hi = (p_hi / q_lo).log()
+                    l_lo = (p_lo / q_hi).log() if p_lo > 0 else None
+                    i_lo = math.floor(_arb.lower_mpf((l_lo if l_lo is not None else l_hi) / h))
+                    i_hi = math.ceil(_arb.upper_mpf(l_hi / h))
+                    if i_hi <= i_lo:
+                        i_hi = i_lo + 1
+                    # split (P, Q) mass over ε_a = i_lo·h and ε_b = i_hi·h keeping both
+                    # (Doroshenko et al. 2022); upper ends of each share
+                    e_a = (-(i_lo * h)).exp()
+                    e_b = (-(i_hi * h)).exp()
+                    den = e_a - e_b
+                    to_b = ((p_hi * e_a - q_lo) / den).nonnegative_part()
+                    to_a = ((q_hi - p_lo * e_b) / den).nonnegative_part()
+                    up[i_lo] = up.get(i_lo, arb(0)) + arb(to_a.upper())
+                    up[i_hi] = up.get(i_hi, arb(0)) + arb(to_b.upper())
+                if p_lo > 0 and q_hi > 0:
+                    j = math.floor(_arb.lower_mpf((p_lo / q_hi).log() / h))
+                    low[j] = low.get(j, arb(0)) + p_lo
+                elif p_lo > 0 and q_hi == 0:
+                    inf_low += p_lo                               # Q certainly 0 here
+        return (_to_grid("upper", up, step, inf_up, prec),
+                _to_grid("lower", low, step, inf_low, prec))
+
+    def build(self, step, prec=DEFAULT_PREC):
+        if step is None:
+            mean, sd, lo, hi = self.moments()
+            step = _default_step(lo, hi)
+        fwd = self._grid(self.P, self.Q, step, prec)
+        rev = None if self.symmetric else self._grid(self.Q, self.P, step, prec)
+        return PrivacyLossDistribution(fwd, rev)
+
+
+def _to_grid(side: str, masses: dict, step: Fraction, inf: arb, prec: int) -> LossGrid:
+    if not masses:
+        return LossGrid.from_balls(side, Fraction(0), step, 0, (arb(0),), inf, prec)
+    lo, hi = min(masses), max(masses)
+    return LossGrid.from_balls(side, Fraction(0), step, lo,
+                               [masses.get(j, arb(0)) for j in range(lo, hi + 1)], inf, prec)
+
+
+def _default_step(lo: float, hi: float, points: int = 2**12) -> Fraction:
+    """A binary step putting about ``points`` grid points on [lo, hi]."""
+    width = max(hi - lo, 1e-12)
+    e = math.floor(math.log2(width / points))
+    return Fraction(2) ** e
+
+
+@dataclass(frozen=True)
+class _Cells(Release):
+    """A continuous loss: P- and Q-mass of each grid cell, certified (Gaussian or Laplace)."""
+
+    kind: str                 # "gaussian" | "laplace"
+    a: Fraction               # Gaussian: μ = Δ²/(2σ²); Laplace: Δ/b
+    symmetric: bool = True
+
+    def moments(self):
+        if self.kind == "gaussian":
+            mu = float(self.a)
+            sd = math.sqrt(2 * mu)
+            return mu, sd, mu - CELL_SDS * sd, mu + CELL_SDS * sd
+        a = float(self.a)
+        return a / 2, a / 2, -a, a      # rough: atoms at ±a and a spread between
+
+    def _gaussian_cells(self, i0: int, i1: int, h: Fraction):
+        """(P, Q)-mass of the cells (i·h, (i+1)·h], i0 <= i < i1: L ~ N(μ, 2μ) under P and
+        N(−μ, 2μ) under Q. Each boundary gets one erfc per law — the tail on its own side of
+        the mean, so differences never cancel."""
+        mu = self.a
+        s = (4 * _arb.to_arb(mu)).sqrt()
+
+        def side(i: int, m: Fraction) -> arb:       # S(t) above the mean, F(t) below
+            t = i * h
+            z = _arb.to_arb(t - m) / s
+            return z.erfc() / 2 if t >= m else (-z).erfc() / 2
+
+        def masses(m: Fraction) -> list[arb]:
+            v = [side(i, m) for i in range(i0, i1 + 1)]
+            out = []
+            for k in range(i1 - i0):
+                t0, t1 = (i0 + k) * h, (i0 + k + 1) * h
+                if t0 >= m:
+                    out.append(v[k] - v[k + 1])
+                elif t1 <= m:
+                    out.append(v[k + 1] - v[k])
+                else:
+                    out.append(1 - v[k + 1] - v[k])
+            return out
+        return masses(mu), masses(-mu)
+
+    def _laplace_cells(self, i0: int, i1: int, h: Fraction):
+        """Laplace(b) against Laplace(Δ, b), a = Δ/b: for −a <= t < a,
+        P(L <= t) = e^{−(a − t)/2}/2 and Q(L <= t) = 1 − e^{−(a + t)/2}/2 (continuous part
+        of each cell, the atoms at ±a placed apart)."""
+        a = _arb.to_arb(self.a)
+        bounds = [-a] + [_arb.to_arb(i * h) for i in range(i0 + 1, i1)] + [a]
+        ps, qs = [], []
+        for t0, t1 in zip(bounds, bounds[1:]):
+            ps.append(((-(a - t1) / 2).exp() - (-(a - t0) / 2).exp()) / 2)
+            qs.append(((-(a + t0) / 2).exp() - (-(a + t1) / 2).exp()) / 2)
+        return ps, qs
+
+    def build(self, step, prec=DEFAULT_PREC):
+        mean, sd, lo, hi = self.moments()
+        if step is None:
+            step = _default_step(lo, hi)
+        h = step
+        gauss = self.kind == "gaussian"
+        i0 = math.floor(Fraction(lo) / h) if gauss else math.floor(-self.a / h)
+        i1 = math.ceil(Fraction(hi) / h) if gauss else math.ceil(self.a / h)
+        up: dict[int, arb] = {}
+        low: dict[int, arb] = {}
+        with _arb.precision(prec + 32):
+            hh = _arb.to_arb(h)
+            inf_up = arb(0)
+            if gauss:
+                mu = _arb.to_arb(self.a)
+                s = (4 * mu).sqrt()
+                up[i0] = ((mu - i0 * hh) / s).erfc() / 2           # below: rounded up
+                inf_up = ((i1 * hh - mu) / s).erfc() / 2           # above: +∞
+                ps, qs = self._gaussian_cells(i0, i1, h)
+            else:
+                a = _arb.to_arb(self.a)
+                # atoms: P(L = a) = 1/2 (x <= 0), P(L = −a) = e^{−a}/2 (x >= Δ)
+                self._place_atom(up, low, a, arb(1) / 2, hh)
+                self._place_atom(up, low, -a, (-a).exp() / 2, hh)
+                ps, qs = self._laplace_cells(i0, i1, h)
+            r = (-hh).exp()
+            ea = (-(i0 * hh)).exp()
+            for k, (p_cell, q_cell) in enumerate(zip(ps, qs)):
+                i = i0 + k
+                eb = ea * r
+                p_cell, q_cell = p_cell.nonnegative_part(), q_cell.nonnegative_part()
+                if p_cell.upper() > 0:
+                    # the cell's loss lies in [i·h, (i+1)·h]: split to the ends, keeping
+                    # both masses (Doroshenko et al. 2022)
+                    den = ea - eb
+                    to_b = ((p_cell * ea - q_cell) / den).nonnegative_part()
+                    to_a = ((q_cell - p_cell * eb) / den).nonnegative_part()
+                    up[i] = up.get(i, arb(0)) + arb(to_a.upper())
+                    up[i + 1] = up.get(i + 1, arb(0)) + arb(to_b.upper())
+                    if p_cell.lower() > 0:
+                        low[i] = low.get(i, arb(0)) + arb(p_cell.lower())
+                ea = eb
+        return PrivacyLossDistribution((_to_grid("upper", up, h, inf_up, prec),
+                                        _to_grid("lower", low, h, arb(0), prec)))
+
+    @staticmethod
+    def _place_atom(up, low, loss: arb, mass: arb, hh: arb):
+        """An atom at an Arb loss: split upward (upper) / rounded down (lower)."""
+        i_lo = math.floor(_arb.lower_mpf(loss / hh))
+        i_hi = math.ceil(_arb.upper_mpf(loss / hh))
+        if i_hi == i_lo:                     # exactly on the grid
+            up[i_lo] = up.get(i_lo, arb(0)) + mass
+        else:
+            ea, eb = (-(i_lo * hh)).exp(), (-(i_hi * hh)).exp()
+            q = mass * (-loss).exp()
+            den = ea - eb
+            up[i_lo] = up.get(i_lo, arb(0)) + arb(((q - mass * eb) / den).upper())
+            up[i_hi] = up.get(i_hi, arb(0)) + arb(((mass * ea - q) / den).upper())
+        low[i_lo] = low.get(i_lo, arb(0)) + arb(mass.lower())
+
+
+# ------------------------------------------------------------------------------ dispatch
+def noise_pmf(event: DpEvent) -> tuple[ExactPMF, int]:
+    """Certified PMF of the noise of an integer-noise event, and its sensitivity."""
+    if isinstance(event, DiscreteLaplaceEvent):
+        law = DiscreteLaplace(event.scale)
+        return ExactPMF.from_distribution(law, dps=PMF_DPS, tail=PMF_TAIL), event.sensitivity
+    if isinstance(event, SkellamEvent):
+        law = Skellam(event.var)
+        return ExactPMF.from_distribution(law, dps=PMF_DPS, tail=PMF_TAIL), event.sensitivity
+    if isinstance(event, DiscreteGaussianSumEvent):
+        share = DiscreteGaussian(sigma2=event.sigma2)
+        P = (ExactPMF.from_distribution(share, dps=PMF_DPS, tail=PMF_TAIL) if event.n == 1
+             else sum_pmf(share, event.n, dps=PMF_DPS, tail=PMF_TAIL))
+        return P, event.sensitivity
+    raise ParameterError(f"{type(event).__name__} has no integer noise law")
+
+
+def _single(event: DpEvent) -> Release:
+    if isinstance(event, DiscreteLaplaceEvent):
+        return _discrete_laplace(event)
+    if isinstance(event, PureDPEvent):
+        return _pure(event)
+    if isinstance(event, DiscreteGaussianSumEvent) and event.n == 1:
+        return _discrete_gaussian(event.sigma2, event.sensitivity)
+    if isinstance(event, (SkellamEvent, DiscreteGaussianSumEvent)):
+        P, d = noise_pmf(event)
+        return _Atoms(P, shift(P, d), symmetric=True)
+    if isinstance(event, ModularEvent):
+        P, d = noise_pmf(event.event)
+        m = event.modulus
+        return _Atoms(wrap(P, m), wrap(shift(P, d), m), symmetric=True)
+    if isinstance(event, PmfPairEvent):
+        return _Atoms(event.p, event.q, symmetric=False)
+    if isinstance(event, GaussianEvent):
+        return _Cells("gaussian", event.sensitivity ** 2 / (2 * event.sigma ** 2))
+    if isinstance(event, LaplaceEvent):
+        return _Cells("laplace", event.sensitivity / event.b)
+    if isinstance(event, ZCDPEvent):
+        raise ParameterError("a ZCDPEvent has no privacy-loss distribution (zCDP is a Rényi "
+                             "curve, not a dominating pair); account it with RdpAccountant")
+    raise ParameterError(f"PldAccountant cannot interpret {type(event).__name__}")
+
+
+def releases(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
+    """Flatten ``event`` (composed / repeated) into ``(single event, count)`` pairs."""
+    if isinstance(event, RepeatedEvent):
+        return releases(event.event, count * event.count)
+    if isinstance(event, ComposedEvent):
+        out: list[tuple[DpEvent, int]] = []
+        for e in event.events:
+            out.extend(releases(e, count))
+        return out
+    if not isinstance(event, DpEvent):
+        raise ParameterError(f"event must be a DpEvent, got {type(event).__name__}")
+    return [(event, count)] if count else []
+
+
+def release(event: DpEvent) -> Release:
+    """The :class:`Release` of one (non-composite) event."""
+    return _single(event)
+

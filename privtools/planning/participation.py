@@ -1,0 +1,232 @@
+"""Returning users: a user who contributes to up to k batches of a run, accounted exactly.
+
+Each batch the user joins releases one view of their data (the batch's noisy sum under
+Theorems 1, 2, 4, 5 of paper 000, or the user's own report under Theorem 6); the run is the
+adaptive composition of those views (App. H (000) composes their Rényi curves; here the
+certified privacy-loss distributions of :class:`~privtools.accounting.PldAccountant`).
+
+    batch_event(params)                          the DpEvent of one batch's view
+    per_user_epsilon(params, k, delta)           certified ε(δ) of k participations
+    calibrate(theorem, epsilon, delta, k, ...)   the per-batch ε whose k-fold composition
+                                                 is certified (epsilon, delta)-DP
+    pool_participations(pool, n, horizon, beta)  k such that a user of a pool of U, drawn
+                                                 uniformly each round, joins more than k
+                                                 rounds — or one batch twice — w.p. <= beta
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+from flint import arb
+
+from privtools.accounting import (
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    PldAccountant,
+    PldEpsilon,
+    SkellamEvent,
+)
+from privtools.certified import balls as _arb
+from privtools.certified import intervals as _intervals
+from privtools.certified.intervals import fraction_bounds
+from privtools.errors import ParameterError
+from privtools.validation import check_int, check_positive_fraction
+
+from .theorems import TheoremParams, theorem_params
+
+__all__ = ["batch_event", "per_user_epsilon", "calibrate", "pool_participations",
+           "CALIBRATION_STEPS"]
+
+CALIBRATION_STEPS = 12        # bisection steps of the per-batch ε (relative 2^-12)
+SEARCH_POINTS = 2**12         # grid of the calibration search
+
+
+def batch_event(params: TheoremParams, multiplicity: int = 1) -> DpEvent:
+    """The view of one batch as an event: Lap_Z(g/ε) on Σx̂ (Theorems 1, 5; Theorem 6: each
+    user's own report), Sk(0, g²/ε²) (Theorem 2), the n-fold discrete-Gaussian sum
+    (Theorem 4); sensitivity g, or ``multiplicity``·g for a user counted that many times in
+    the batch."""
+    if not isinstance(params, TheoremParams):
+        raise ParameterError(f"params must be TheoremParams, got {type(params).__name__}")
+    j = check_int("multiplicity", multiplicity, minimum=1)
+    t, g = params.theorem, params.g * j
+    if t in (1, 5, 6):
+        return DiscreteLaplaceEvent(scale=params.noise.scale, sensitivity=g)
+    if t == 2:
+        return SkellamEvent(var=params.noise.variance, sensitivity=g)
+    if t == 4:
+        return DiscreteGaussianSumEvent(params.n, params.share.sigma2, g)
+    raise ParameterError("Theorem 3 (shuffle) has no loss distribution of its view: its "
+                         "relaxed SecAgg is an (ε̂, q̂) assumption; returning users are "
+                         "certified for secagg, central and local plans")
+
+
+def _profile(participations) -> tuple[tuple[int, int], ...]:
+    """``k`` or ``((multiplicity, count), ...)`` as a validated profile."""
+    if isinstance(participations, int) and not isinstance(participations, bool):
+        return ((1, check_int("participations", participations, minimum=1)),)
+    try:
+        items = tuple((int(j), int(c)) for j, c in participations)
+    except (TypeError, ValueError):
+        raise ParameterError("participations must be an int >= 1 or a sequence of "
+                             "(multiplicity, count) pairs") from None
+    if not items or any(j < 1 or c < 0 for j, c in items) or not any(c for _, c in items):
+        raise ParameterError(f"participations profile must have multiplicities >= 1 and "
+                             f"counts >= 0, not all zero; got {participations!r}")
+    return items
+
+
+def per_user_epsilon(params: TheoremParams, participations, delta,
+                     max_points: int | None = None) -> PldEpsilon:
+    """Certified ε(δ) of a user who joins ``participations`` batches planned by ``params``
+    (an int k, or a profile ``((multiplicity, count), ...)``: ``count`` batches in which the
+    user is counted ``multiplicity`` times)."""
+    acc = PldAccountant() if max_points is None else PldAccountant(max_points=max_points)
+    for j, c in _profile(participations):
+        if c:
+            acc.compose(batch_event(params, j), count=c)
+    return acc.epsilon(delta)
+
+
+def _params(theorem: int, eps: Fraction, n: int, p: Fraction, s) -> TheoremParams:
+    if theorem == 6:
+        # g and the noise of Theorem 6 are Theorem 1's (τ needs Lemma 5's c; privacy does not)
+        base = theorem_params(1, eps, n, p)
+        return TheoremParams(6, eps, n, p, None, base.g, 0, 0, base.noise, base.noise)
+    return theorem_params(theorem, eps, n, p, s=s)
+
+
+def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
+              s=1) -> tuple[Fraction, PldEpsilon]:
+    """The largest per-batch ε on the grid ε·j/2^12 whose ``participations``-fold composition
+    is certified (``epsilon``, ``delta``)-DP, with that certificate.
+
+    Pure DP with ``delta == 0`` needs no search: basic composition is exact for pure DP, so
+    the per-batch ε is ε/k. Otherwise a bisection over the grid, each step certified by
+    :class:`PldAccountant`; the returned certificate is the final one (the search only
+    proposes)."""
+    eps = check_positive_fraction("epsilon", epsilon)
+    profile = _profile(participations)
+    k = sum(j * c for j, c in profile)          # pure DP: ε adds over every count
+    dq = Fraction(delta) if not isinstance(delta, float) else Fraction(delta)
+    if not (0 <= dq < 1):
+        raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
+    if dq == 0:
+        if theorem not in (1, 5, 6):
+            raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have "
+                                 "no finite pure ε")
+        eb = eps / k
+        return eb, PldEpsilon(float(eb * k), mpmath.mpi(*fraction_bounds(eb * k)), 0.0)
+    target_hi = fraction_bounds(eps, 128)[0]
+
+    def ok(eb: Fraction, points=SEARCH_POINTS) -> PldEpsilon | None:
+        # the search runs on a coarse grid (still certified, a little looser); the chosen
+        # value is certified again on the default grid
+        r = per_user_epsilon(_params(theorem, eb, n, p, s), profile, dq, max_points=points)
+        return r if mpmath.mpf(r.interval.b) <= target_hi else None
+
+    scale = 2**CALIBRATION_STEPS
+    lo = scale // k if k > 1 else scale
+    lo = max(lo, 1)
+    best = ok(eps * lo / scale) if lo else None
+    while best is None:
+        lo //= 2
+        if lo == 0:
+            raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
+                                 f"({epsilon}, {delta}) over {k} participations")
+        best = ok(eps * lo / scale)
+    hi = scale + 1                 # ok(lo) holds; find the largest j in [lo, scale]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        r = ok(eps * mid / scale)
+        if r is not None:
+            lo, best = mid, r
+        else:
+            hi = mid
+    final = ok(eps * lo / scale, points=None)
+    return eps * lo / scale, final or best
+
+
+MAX_MULTIPLICITY = 64
+
+
+def pool_participations(pool: int, n: int, horizon: int, beta
+                        ) -> tuple[tuple[tuple[int, int], ...], Fraction]:
+    """Participation profile of a member of a pool of ``pool`` people when each round's user
+    is drawn uniformly (with replacement) and rounds are cut into batches of ``n``.
+
+    In each batch the member is counted Bin(n, 1/U) times, independently across batches,
+    so the number of batches where they are counted at least j times is
+    N_j ~ Bin(B, P(Bin(n, 1/U) >= j)). Returns the profile ``((j, k_j − k_{j+1}), ...)``
+    with k_j the certified (β/(J+1))-quantile of N_j for j <= J and no batch counting them
+    more than J times (J the smallest that fits), and the certified probability that the
+    profile fails (<= ``beta``). The events do not depend on the data, and a larger count or
+    multiplicity only adds loss (a location family with monotone likelihood ratio), so a
+    plan certified for the profile is (ε, δ + beta)-DP for every member of the pool."""
+    U = check_int("pool", pool, minimum=1)
+    n = check_int("n", n, minimum=1)
+    T = check_int("horizon", horizon, minimum=1)
+    b = check_positive_fraction("beta", beta, upper=1)
+    batches = -(-T // n)
+    with _arb.precision(256):
+        q = arb(1) / U
+        b_ball = _arb.to_arb(b)
+        J = None
+        for j in range(1, min(n, MAX_MULTIPLICITY) + 1):
+            over = batches * _binomial_tail(n, q, j + 1)       # some batch counts > j times
+            if over <= b_ball / (j + 1):
+                J = j
+                break
+        if J is None:
+            raise ParameterError(f"pool = {U} is too small for beta = {float(b):.3g}: a user "
+                                 f"may be counted more than {MAX_MULTIPLICITY} times in one "
+                                 f"batch of n = {n}")
+        share = b_ball / (J + 1)
+        ks, total = [], over
+        for j in range(1, J + 1):
+            k, tail = _binomial_quantile(batches, _binomial_tail(n, q, j), share)
+            ks.append(min(k, ks[-1]) if ks else k)
+            total = total + tail
+        bound = _intervals.exact_rational(_arb.upper_mpf(total))
+    ks.append(0)
+    profile = tuple((j + 1, ks[j] - ks[j + 1]) for j in range(J) if ks[j] - ks[j + 1] > 0)
+    return profile or ((1, 0),), min(bound, Fraction(1))
+
+
+def _binomial_tail(trials: int, prob: arb, j: int) -> arb:
+    """Ball around P(Bin(trials, prob) >= j), summed upward with a geometric remainder."""
+    if j <= 0:
+        return arb(1)
+    if j > trials:
+        return arb(0)
+    lp = (-prob).log1p()
+    # pmf(j) = C(trials, j) prob^j (1 − prob)^(trials − j)
+    term = arb(math.comb(trials, j)) * prob ** j * ((trials - j) * lp).exp()
+    total = arb(0)
+    i = j
+    while True:
+        total += term
+        if i == trials:
+            return total
+        r = arb(trials - i) / (i + 1) * prob / (1 - prob)
+        if r < arb(1) / 2 and term < total * arb(2) ** -200:
+            return total + term * r / (1 - r) * arb("0 +/- 1")
+        term = term * r
+        i += 1
+
+
+def _binomial_quantile(trials: int, prob: arb, beta: arb) -> tuple[int, arb]:
+    """Smallest k with P(Bin(trials, prob) > k) <= beta, certified, and that tail (a ball)."""
+    pmf = (trials * (-prob).log1p()).exp()
+    cdf = pmf
+    ratio = prob / (1 - prob)
+    k = 0
+    while not ((1 - cdf) <= beta) and k < trials:
+        pmf = pmf * (trials - k) / (k + 1) * ratio
+        k += 1
+        cdf += pmf
+    return k, (1 - cdf).nonnegative_part()
