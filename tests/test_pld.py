@@ -74,7 +74,8 @@ def _rr_delta(eps: Fraction, k: int, target: Fraction) -> mpmath.mpf:
         for i in range(k + 1):
             loss = (k - 2 * i) * e
             if loss > t:
-                total += mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i * (1 - mpmath.e ** (t - loss))
+                w = mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i
+                total += w * (1 - mpmath.e ** (t - loss))
         return total
 
 
@@ -169,7 +170,8 @@ def test_wrapped_view_is_never_less_private():
 
 
 def test_heterogeneous_lattices_compose_exactly():
-    a, b = DiscreteLaplaceEvent(scale=10, sensitivity=1), DiscreteLaplaceEvent(scale=4, sensitivity=1)
+    a = DiscreteLaplaceEvent(scale=10, sensitivity=1)
+    b = DiscreteLaplaceEvent(scale=4, sensitivity=1)
     acc = PldAccountant().compose(a, count=3).compose(b, count=2)
     lo, hi = ends(acc.epsilon(1e-6).interval)
     assert hi - lo <= 1e-9 * hi

@@ -36,6 +36,7 @@ from .pld_events import release, releases
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS"]
 
 MAX_POINTS = 2**17
+SINGLE_POINTS = 2**15
 _SPREAD_SDS = 20
 
 
@@ -144,6 +145,8 @@ class PldAccountant:
         # the composed loss is truncated at mass ``tail`` (~ ±17 sd for 1e-60): ±20 sd
         spread = min(full, max(widest, 2 * _SPREAD_SDS * math.sqrt(var)))
         needed = Fraction(spread / self._max_points) if spread > 0 else Fraction(0)
+        # one release alone never needs more than SINGLE_POINTS grid points
+        needed = max(needed, Fraction(widest / SINGLE_POINTS)) if widest > 0 else needed
         if all(s is not None for s in natives):
             base = _lcm_step(natives)
             if base >= needed:

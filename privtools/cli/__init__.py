@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import mpmath
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -263,6 +264,19 @@ def _plan_table(pl, exact_pl) -> Table:
              ("total noise", f"{pl.total_noise} — {pl.total_noise_note}"),
              ("failure probability", f"<= {pl.failure_probability}"),
              ("τ from", pl.tail_method)]
+    if pl.certified_epsilon is not None:
+        from privtools.certified.intervals import ends
+
+        lo, hi = ends(pl.certified_epsilon)
+        prof = ", ".join(f"{c} batch(es)" + (f" x{j}" if j > 1 else "")
+                         for j, c in pl.participations)
+        rows += [("returning users", (f"pool of {pl.pool}: " if pl.pool else "") + prof),
+                 ("per-batch ε", str(pl.epsilon_view)),
+                 (f"per-user ε(δ = {float(pl.delta):.3g}), certified",
+                  f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] (PldAccountant)")]
+        if pl.participation_failure:
+            rows.append(("profile fails w.p.", f"<= {float(pl.participation_failure):.3g} "
+                         "(inside δ)"))
     if pl.user_parameters:
         rows.append(("user-chosen", ", ".join(pl.user_parameters)))
     for k, v in rows:
@@ -287,6 +301,7 @@ def _compare_rows(pl, exact_pl) -> dict | None:
 # ε ~ 1e50; no privacy is left long before.
 MAX_PLAN_VARIANCE = 10**11
 MAX_RDP_G = 50_000
+MAX_PARTICIPATIONS = 10**4      # certified composition of up to 10^4 batch views
 # Your own --tau beyond this factor of the planned τ has a failure probability ~ p^(τ/τ_plan)
 # whose exact value needs billions of bits (τ = 1e11 for Lap_Z(4): memory exhausted).
 MAX_TAU_FACTOR = 10**5
@@ -368,6 +383,11 @@ def plan_command(
     dps: int = typer.Option(20, help=f"decimal digits of the certified intervals (5 to "
                             f"{MAX_PLAN_DPS})"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object: plan (+ check)"),
+    participations: int = typer.Option(1, help="returning users: batches a user may join; "
+                                       "the noise is calibrated so the whole run is certified "
+                                       "(ε, --delta)-DP per user"),
+    pool: int = typer.Option(None, help="returning users: each round's user is drawn from a "
+                             "pool of this many people (needs --delta)"),
 ):
     """Plan a batch (g, τ, m, noise) for paper 000's theorems and check it before deploying:
     the exact privacy of the planned view and the exact probability that the analyzer's output
@@ -378,10 +398,17 @@ def plan_command(
     from verification.plan_check import verify_plan
 
     tail = _plan_tail_default() if tail is None else tail
-    if privacy == "pure-dp":
+    returning = participations != 1 or pool is not None
+    checks.int_range("participations", participations, 1, MAX_PARTICIPATIONS)
+    if pool is not None:
+        checks.int_range("pool", pool, 1, 2**62)
+        if delta is None:
+            raise ParameterError("--pool needs --delta (the participation profile fails with a "
+                                 "small probability that δ must cover)")
+    if privacy == "pure-dp" and not returning:
         checks.refuse(checks.given("delta"), "applies to rdp and cdp plans only (a pure-dp "
-                      "plan has δ = 0)")
-    if not verify:
+                      "plan has δ = 0), or with --participations / --pool")
+    if not verify and not (participations != 1 or pool is not None):
         checks.refuse(checks.given("delta"), "sets the δ of the verification: it does nothing "
                       "with --no-verify")
     if tail == "bound" and not compare and not verify:
@@ -398,6 +425,12 @@ def plan_command(
             _check_rdp_cost(epsilon, n, s, g if verify else None, verify)
         kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,
                       trust=trust, secure=secure, p=p, c=c, dps=dps)
+        if returning:
+            if delta is None and privacy != "pure-dp":
+                raise ParameterError("--participations needs --delta for rdp and cdp plans")
+            kwargs.update(participations=participations, pool=pool,
+                          delta=None if delta is None else checks.number("delta", delta,
+                                                                         positive=True))
         pl = make_plan(tail=tail, **kwargs)
         if verify and tau is not None and tau > MAX_TAU_FACTOR * max(pl.tau, 1):
             raise ParameterError(

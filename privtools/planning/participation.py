@@ -127,7 +127,7 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
         # the search runs on a coarse grid (still certified, a little looser); the chosen
         # value is certified again on the default grid
         r = per_user_epsilon(_params(theorem, eb, n, p, s), profile, dq, max_points=points)
-        return r if mpmath.mpf(r.interval.b) <= target_hi else None
+        return r if _intervals.ends(r.interval)[1] <= target_hi else None
 
     scale = 2**CALIBRATION_STEPS
     lo = scale // k if k > 1 else scale
