@@ -3,16 +3,22 @@
     python scripts/compare_trust_models.py [--runs 20] [--horizon 1000000] [--quick] [--json]
         [--out docs/figures/trust-models]
 
-Every policy is calibrated with the accountant so that each user (each reward) is
-(ε, δ)-DP for the same target (ε, δ = 10^-6), then all run on the same K = 10 Bernoulli
-instance (the ``zcdp-finite`` one) through the one experiment runner:
+Every policy is calibrated so that each user (each reward) is (ε, δ)-DP for the same
+target (ε, δ = 10^-6), then all run on the same K = 10 Bernoulli instance (the
+``zcdp-finite`` one) through the one experiment runner. ``--accountant pld`` (default)
+certifies each view with ``PldAccountant`` (tight, two-sided); ``--accountant rdp`` converts
+Rényi / zCDP curves (Lemma 10), as the first version of this comparison did:
 
-* Dist-DP-SE (000 Thm 1): pure ε-DP, ε_param = ε (δ = 0: stronger than the target);
-* Dist-RDP-SE (Thm 2, s = 10): ε_param such that the Lemma 3 curve of the per-batch noise
-  Sk(0, g²/ε²) with Δ = g, converted by Lemma 10 (000), gives ε at δ — worst batch size;
-* Dist-CDP-SE (Thm 4, s = 10): ε_param such that Lemma 4's ½ε̂²-CDP gives ε at δ;
+* Dist-DP-SE (000 Thm 1): pure ε-DP, ε_param = ε (δ = 0: stronger than the target; the
+  certified ε(10^-6) of Lap_Z(g/ε) is below ε by ~2e-6 relative, not worth a parameter);
+* Dist-RDP-SE (Thm 2, s = 10): ε_param such that the per-batch view Sk(0, g²/ε²) with
+  Δ = g is (ε, δ)-DP — PLD: certified ε(δ) of that view; rdp: the Lemma 3 curve converted
+  by Lemma 10 — worst over batch sizes;
+* Dist-CDP-SE (Thm 4, s = 10): likewise for the n-fold discrete-Gaussian sum (PLD) or
+  Lemma 4's ½ε̂²-CDP (rdp);
 * CDP-SE (central, Thm 5): pure ε;
-* AdaC-UCB (001): ρ such that ρ-zCDP gives ε at δ (Lemma 10);
+* AdaC-UCB (001): ρ such that its Gaussian release (Δ²/(2σ²) = ρ) is (ε, δ)-DP — PLD of
+  the Gaussian mechanism, or the zCDP conversion (rdp);
 * SE and the UCB twin (non-private) for reference.
 
 Users are unique to a batch/episode in both families, so the per-batch (per-release)
@@ -26,9 +32,18 @@ import json
 import math
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
-from privtools.accounting import RdpAccountant, SkellamEvent, discrete_gaussian_sum_cdp, zcdp_to_dp
+from privtools.accounting import (
+    DiscreteGaussianSumEvent,
+    GaussianEvent,
+    PldAccountant,
+    RdpAccountant,
+    SkellamEvent,
+    discrete_gaussian_sum_cdp,
+    zcdp_to_dp,
+)
 from privtools.bandits import policy
 from privtools.bandits.experiments.plots import plot_regret
 from privtools.bandits.experiments.presets import FINITE_TEN
@@ -68,6 +83,45 @@ def dist_cdp_epsilon(eps_param: float, horizon: int) -> float:
     return worst
 
 
+SEARCH_POINTS = 2**12          # PLD grid of the calibration (certified; a little looser)
+
+
+def _pld_view(event) -> float:
+    return PldAccountant(max_points=SEARCH_POINTS).compose(event).epsilon(DELTA).epsilon
+
+
+def pld_view_epsilon(kind: str, eps_param: float, n: int, horizon: int) -> float:
+    """Certified ε(δ) of one batch's view at parameter ε (Skellam or discrete-Gaussian sum)."""
+    if kind == "rdp":
+        p = plan(privacy="rdp", epsilon=eps_param, n=n, horizon=horizon, s=S)
+        return _pld_view(SkellamEvent(var=p.total_noise.variance, sensitivity=p.g))
+    p = plan(privacy="cdp", epsilon=eps_param, n=n, horizon=horizon, s=S)
+    return _pld_view(DiscreteGaussianSumEvent(n, p.share.sigma2, p.g))
+
+
+def pld_calibrate(kind: str, eps: float, horizon: int) -> float:
+    """Largest ε_param whose every batch view is certified (ε, δ)-DP: bisection on the two
+    smallest batch sizes, then a certificate at every batch size (lowered 0.5 % at a time
+    until all hold)."""
+    sizes = _batch_sizes(horizon)
+    e = _invert(lambda x: max(pld_view_epsilon(kind, x, n, horizon) for n in sizes[:2]),
+                eps, 1e-3, 50.0, 18)
+    while max(pld_view_epsilon(kind, e, n, horizon) for n in sizes) > eps:
+        e *= 0.995
+    return e
+
+
+def pld_rho(eps: float) -> float:
+    """Largest ρ (bisection) with the Gaussian mechanism Δ²/(2σ²) = ρ certified (ε, δ)-DP;
+    σ is rounded down to a rational, which only adds loss."""
+    def f(rho):
+        sigma = Fraction(1 / math.sqrt(2 * rho))
+        while sigma * sigma * 2 * Fraction(rho) > 1:
+            sigma = Fraction(math.nextafter(float(sigma), 0))
+        return _pld_view(GaussianEvent(sigma=sigma, sensitivity=1))
+    return _invert(f, eps, 1e-6, 100.0, 24)
+
+
 def _invert(f, target: float, lo: float, hi: float, steps: int = 30) -> float:
     """Largest x in [lo, hi] with f(x) <= target (f increasing), by bisection."""
     if f(lo) > target:
@@ -81,7 +135,12 @@ def _invert(f, target: float, lo: float, hi: float, steps: int = 30) -> float:
     return lo
 
 
-def calibrate(eps: float, horizon: int) -> dict:
+def calibrate(eps: float, horizon: int, accountant: str = "pld") -> dict:
+    if accountant == "pld":
+        return {"dist-dp-se": eps, "cdp-se": eps,
+                "dist-rdp-se": pld_calibrate("rdp", eps, horizon),
+                "dist-cdp-se": pld_calibrate("cdp", eps, horizon),
+                "adac-ucb": pld_rho(eps)}
     rho = _invert(lambda r: zcdp_to_dp(r, DELTA).epsilon, eps, 1e-6, 100.0)
     return {
         "dist-dp-se": eps,
@@ -99,11 +158,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="2 runs, T = 10^5, ε = 1 only")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--accountant", choices=("pld", "rdp"), default="pld",
+                    help="pld: certified privacy-loss distributions (default); rdp: Rényi/zCDP "
+                         "curves converted by Lemma 10")
     args = ap.parse_args(argv)
     runs, T = (2, 10**5) if args.quick else (args.runs, args.horizon)
     targets = (1.0,) if args.quick else (0.5, 1.0, 2.0)
     t0 = time.perf_counter()
-    cal = {eps: calibrate(eps, T) for eps in targets}
+    cal = {eps: calibrate(eps, T, args.accountant) for eps in targets}
     print(f"calibrated in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     specs, meta = [], []
     for eps, c in cal.items():
@@ -136,7 +198,7 @@ def main(argv=None) -> int:
     df["policy"] = df["policy"].str.replace(r" \(ρ=.*\)$", "", regex=True)
     summary = summarize(df)
     rows = summary["final_time_average_regret"]
-    res = {"delta": DELTA, "s": S, "horizon": T, "runs": runs,
+    res = {"delta": DELTA, "s": S, "horizon": T, "runs": runs, "accountant": args.accountant,
            "calibration": {str(k): v for k, v in cal.items()}, "results": rows,
            "seconds": time.perf_counter() - t1}
     if args.out:

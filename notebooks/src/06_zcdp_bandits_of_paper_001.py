@@ -55,8 +55,8 @@ for rho in (0.01, 0.1, 1):
 # ## Distributed (000) vs zCDP (001) at equal (ε, δ)
 #
 # `python scripts/compare_trust_models.py --out docs/figures/trust-models` calibrates every
-# policy with the accountant to the same per-user (ε, δ = 10^-6) and runs all of them on the
-# same 10-arm Bernoulli instance:
+# policy with the certified accountant (`PldAccountant`) to the same per-user
+# (ε, δ = 10^-6) and runs all of them on the same 10-arm Bernoulli instance:
 #
 # ![trust models](../docs/figures/trust-models/regret.png)
 
