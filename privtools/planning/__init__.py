@@ -4,6 +4,8 @@
     theorem_params(theorem, epsilon, n, p, s=1, c=None)   g, τ, m of Theorems 1–6, exact
     plan(privacy=..., epsilon=..., n=..., horizon=...)     a frozen Plan, τ bound or exact
     with_parameters(plan, g=, tau=, m=)                    your own g, τ, m in a plan
+    fewest_bits(privacy, epsilon, delta, n, horizon)        the fewest bits per user a certified
+                                                           plan needs (docs/bits.md)
     plan(..., delta=, participations=k, pool=U)           returning users, certified over
                                                            the run (PldAccountant)
 
@@ -15,6 +17,7 @@ for the planner's callers.
 from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
 from privtools.noise import NoiseSum
 
+from .bits import FewestBits, fewest_bits
 from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
 from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params
@@ -23,5 +26,5 @@ __all__ = [
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
     "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
     "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",
-    "per_user_epsilon", "pool_participations",
+    "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits",
 ]
