@@ -1,4 +1,4 @@
-"""fewest_bits (issue 17, item 6): every returned plan is certified — privacy against exact
+"""fewest_bits: every returned plan is certified — privacy against exact
 oracles (Fact 2 for Lap_Z; the hockey-stick divergence summed from the Skellam and
 discrete-Gaussian PMFs of tests/oracles.py) and the tail against exact tail sums — uses no
 more bits than the paper's plan, and has m = ng + 2τ + 1."""

@@ -1,4 +1,4 @@
-"""Fewest bits per user message for a certified (ε, δ) target (item 6 of issue 17).
+"""Fewest bits per user message for a certified (ε, δ) target.
 
 Paper 000 sends each user's ``(x̂_i + η_i) mod m`` to SecAgg (Algorithm 2) with
 m = ng + 2τ + 1, i.e. ⌈log₂ m⌉ bits. Theorems 1, 2 and 4 fix the precision g = ⌈sε√n⌉, the
