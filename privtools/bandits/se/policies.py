@@ -15,6 +15,17 @@ every user is simulated — and :func:`privtools.bandits.se.simulation.simulate`
     "dp-se"        DP-SE of Sajed & Sheffet 2019 (central, continuous Laplace(1/ε) on each
                    batch sum; its own schedule and width) — a float-noise baseline
 
+Returning users (App. H of 000; ``privtools.planning.participation``): ``participations=k``
+says each user joins up to k batches of a run, ``pool=U`` that each round's user is drawn
+uniformly with replacement from U people (the simulator draws the ids). Either makes
+``epsilon`` (with ``delta``) the certified per-user (ε, δ) target over the whole run, and
+every batch's plan is ``plan(..., delta=, participations=k)`` or ``plan(..., pool=U)``,
+whose noise is calibrated by the PLD accountant to a per-batch ``plan.epsilon_view``.
+Giving ``delta`` alone (k = 1) calibrates a single view to (ε, δ)-DP. Certified for
+dist-dp-se, dist-rdp-se, dist-cdp-se (Theorems 1, 2, 4), cdp-se (5) and ldp-se (6) with
+the ideal or masked SecAgg; refused for the shuffle (Theorem 3: its relaxed SecAgg has no
+loss distribution), for dp-se (no discrete plan) and for se (nothing to account).
+
 ``mode="aggregate"`` draws each batch's total noise once instead of one share per user:
 exact in law for dist-dp-se (Fact 1: n Pólya-difference shares sum to Lap_Z(g/ε)),
 dist-rdp-se (Skellam is closed under sums), cdp-se and dp-se (one central draw anyway) and
@@ -75,6 +86,12 @@ class PolicySpec:
     in (0, 1). ``secure``: "ideal" (modular sum), "masked" (Bonawitz et al. SecAgg, small
     runs only) or "shuffle" (split-and-mix; dist-dp-se only, planned by Theorem 3).
     ``mode``: "faithful" or "aggregate" (module docstring).
+
+    Returning users (module docstring; App. H of 000): ``participations`` (int >= 1, the
+    most batches one user joins), ``pool`` (int >= 1 people, each round's user drawn
+    uniformly with replacement; exclusive with ``participations`` > 1) and ``delta`` (in
+    [0, 1); required for rdp/cdp policies and for ``pool``, where it must be > 0). When any
+    is set, ``epsilon`` is the certified per-user ε over the run, not the per-batch ε.
     """
 
     name: str
@@ -85,6 +102,9 @@ class PolicySpec:
     p: float = 0.1
     secure: str = "ideal"
     mode: str = "faithful"
+    delta: float | None = None
+    participations: int = 1
+    pool: int | None = None
 
     def __post_init__(self):
         _choice("name", self.name, POLICIES)
@@ -116,6 +136,7 @@ class PolicySpec:
                                  + "".join(f", {x}" for x in _SECURE_OK.get(self.name, ()))
                                  + ")")
         _choice("mode", self.mode, MODES)
+        self._check_returning()
         if self.mode == "aggregate":
             if self.name not in AGGREGATE_OK:
                 raise ParameterError(
@@ -126,7 +147,50 @@ class PolicySpec:
                 raise ParameterError("mode='aggregate' runs the ideal modular sum only; "
                                      f"got secure={self.secure!r}")
 
+    def _check_returning(self) -> None:
+        k = check_int("participations", self.participations, minimum=1)
+        if self.pool is not None:
+            check_int("pool", self.pool, minimum=1, maximum=2**40)
+            if k > 1:
+                raise ParameterError("pool and participations are exclusive: pool=U derives "
+                                     "each user's participations from the draw; got "
+                                     f"participations={self.participations!r}")
+        if self.delta is not None:
+            d = to_fraction("delta", self.delta)
+            if not 0 <= d < 1:
+                raise ParameterError(f"delta must be in [0, 1), got {self.delta!r}")
+        if not self.returning:
+            return
+        what = ("pool" if self.pool is not None else
+                "participations" if k > 1 else "delta")
+        if self.name in ("se", "dp-se"):
+            raise ParameterError(
+                f"{what} is refused for {self.name!r}: returning users are certified through "
+                "the discrete plans of privtools.planning (dist-dp-se, dist-rdp-se, "
+                "dist-cdp-se, cdp-se, ldp-se)" + (" and se releases nothing private"
+                                                  if self.name == "se" else ""))
+        if self.secure == "shuffle":
+            raise ParameterError(f"{what} is refused with secure='shuffle': Theorem 3's "
+                                 "relaxed SecAgg has no privacy-loss distribution")
+        if self.delta is None and (self.name in SCALED or self.pool is not None):
+            raise ParameterError(
+                "delta is required " + ("with pool (the participation profile fails with a "
+                                        "small probability that delta covers)"
+                                        if self.pool is not None else
+                                        f"for {self.name!r} with participations > 1 (its "
+                                        "views have no finite pure ε)"))
+        if self.delta is not None and to_fraction("delta", self.delta) == 0 and (
+                self.name in SCALED or self.pool is not None):
+            raise ParameterError("delta must be > 0 for " + (
+                "pool" if self.pool is not None else f"{self.name!r} (no finite pure ε)"))
+
     # ------------------------------------------------------------------ derived
+    @property
+    def returning(self) -> bool:
+        """True when the plans are calibrated per user over the run (``delta``,
+        ``participations`` > 1 or ``pool`` set)."""
+        return self.delta is not None or self.participations > 1 or self.pool is not None
+
     @property
     def private(self) -> bool:
         return self.name != "se"
@@ -150,6 +214,12 @@ class PolicySpec:
             out += f" (s={_num(self.s)})"
         extras = [x for x, default in ((self.widths, "paper"), (self.secure, "ideal"),
                                        (self.mode, "faithful")) if x != default]
+        if self.participations > 1:
+            extras.append(f"k={self.participations}")
+        if self.pool is not None:
+            extras.append(f"pool={self.pool}")
+        if self.delta is not None:
+            extras.append(f"δ={float(to_fraction('delta', self.delta)):g}")
         if extras:
             out += " [" + ", ".join(extras) + "]"
         return out
@@ -166,6 +236,11 @@ class PolicySpec:
               "cdp-se": dict(privacy="pure-dp", trust="central"),
               "ldp-se": dict(privacy="pure-dp", trust="local", tail="exact")}[self.name]
         kw["secure"] = secure
+        if self.returning:
+            kw["delta"] = self.delta
+            kw["participations"] = self.participations
+            if self.pool is not None:
+                kw["pool"] = self.pool
         return kw
 
 
@@ -175,9 +250,12 @@ def _num(x) -> str:
 
 
 def policy(name: str, **kw) -> PolicySpec:
-    """A checked :class:`PolicySpec`: ``policy("dist-rdp-se", epsilon=0.5, s=10)``.
+    """A checked :class:`PolicySpec`: ``policy("dist-rdp-se", epsilon=0.5, s=10)``;
+    returning users: ``policy("dist-rdp-se", epsilon=1, s=10, delta=1e-6,
+    participations=4)`` or ``policy("dist-dp-se", epsilon=1, delta=1e-6, pool=10**4)``.
     Unknown names, unknown keywords and bad values raise :class:`ParameterError`."""
-    allowed = {"epsilon", "s", "base", "widths", "p", "secure", "mode"}
+    allowed = {"epsilon", "s", "base", "widths", "p", "secure", "mode", "delta",
+               "participations", "pool"}
     unknown = sorted(set(kw) - allowed)
     if unknown:
         raise ParameterError(f"unknown policy parameter(s) {unknown}; allowed: "

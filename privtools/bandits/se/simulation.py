@@ -14,6 +14,17 @@ simulated. Once one arm is left, the remaining rounds all pull it and are not si
 either. DP-SE (Sajed & Sheffet 2019) runs the same loop with its own schedule and width
 and continuous Laplace(1/ε) noise on each batch sum.
 
+Returning users (000 App. H; :mod:`privtools.planning.participation`): a spec with
+``participations=k`` or ``pool=U`` (and ``delta``) plans every batch with
+``plan(..., delta=, participations=k)`` / ``plan(..., pool=U)``, so each batch's noise is the
+plan's calibrated per-batch noise (``plan.epsilon_view``) and the paper widths use that
+per-batch ε. With ``pool=U`` the run also draws each released batch's user ids
+(:mod:`.returning`, from a child of ``rng``: the reward and noise streams are those of the
+same seed without a pool) and reports them in ``RunResult.participation``. Each plan is
+certified for a user's batches *of its size*; a user joining batches of several sizes
+composes views of different plans, which the per-size certificates do not cover exactly
+(docs/returning_users.md).
+
 One batch is one vectorized call: the (|Φ(b)|, l(b)) reward matrix is drawn by
 ``env.sample_many`` and passed to :func:`privtools.protocol.run_batches` (ideal SecAgg) in
 row chunks of at most 2**22 entries; a single arm with more than 2**22 users is streamed
@@ -51,6 +62,7 @@ from ...protocol import (
 from ..envs.finite import Environment
 from ..runs import check_run
 from .policies import PolicySpec
+from .returning import ParticipationRecord, UserLedger, user_stream
 from .widths import dpse_batch_size, dpse_width, exact_width, paper_width
 
 __all__ = ["RunResult", "NoiseRecord", "simulate", "batch_plan", "CHUNK_ENTRIES"]
@@ -84,8 +96,9 @@ class RunResult:
     T); ``batches``: batches whose statistics were released; ``eliminated_at``: arm → the
     round t after which it was eliminated; ``final_arms``: the arms still active at the
     end; ``simulated_users``: rewards that went through the protocol; ``noise_log``: one
-    :class:`NoiseRecord` per released batch when ``record_noise=True``, else None.
-    Equality is bit-for-bit on every field.
+    :class:`NoiseRecord` per released batch when ``record_noise=True``, else None;
+    ``participation``: the :class:`~.returning.ParticipationRecord` of a run with a user
+    pool, else None. Equality is bit-for-bit on every field.
     """
 
     policy: PolicySpec
@@ -99,6 +112,7 @@ class RunResult:
     final_arms: tuple[int, ...]
     simulated_users: int
     noise_log: tuple[NoiseRecord, ...] | None = None
+    participation: ParticipationRecord | None = None
 
     @property
     def final_regret(self) -> float:
@@ -112,6 +126,7 @@ class RunResult:
                 and self.eliminated_at == other.eliminated_at
                 and self.final_arms == other.final_arms
                 and self.simulated_users == other.simulated_users
+                and self.participation == other.participation
                 and all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in (
                     (self.checkpoints, other.checkpoints), (self.regret, other.regret),
                     (self.pulls, other.pulls))))
@@ -135,7 +150,10 @@ def _cached_plan(items: tuple, epsilon: Fraction, n: int, horizon: int):
 
 def batch_plan(spec: PolicySpec, n: int, horizon: int):
     """The :class:`~privtools.planning.Plan` of one batch of ``n`` users under ``spec``
-    (p = 1/horizon), cached; None for "se" and "dp-se"."""
+    (p = 1/horizon), cached in the process; None for "se" and "dp-se". For returning users
+    (``spec.returning``) it is ``plan(..., delta=, participations=k)`` or
+    ``plan(..., pool=U)``: ``epsilon_view`` is the calibrated per-batch ε and
+    ``certified_epsilon`` the certified per-user ε interval."""
     kw = spec.plan_kwargs()
     if kw is None:
         return None
@@ -243,6 +261,9 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     with K >= 2 arms, T >= K an integer, ``checkpoints`` integers in [1, T] (default:
     :func:`~privtools.bandits.runs.default_checkpoints`; T is always included), ``rng`` a
     Generator, seed or None. The same ``rng`` seed gives a bit-identical result.
+    Returning users (module docstring): with ``spec.pool`` the user ids of each released
+    batch are drawn from a child stream of ``rng`` and summarized in
+    ``RunResult.participation``.
     """
     if not isinstance(spec, PolicySpec):
         raise ParameterError(f"spec must be a PolicySpec (see privtools.bandits.policy), got "
@@ -253,6 +274,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     gen = as_rng(rng)
     p = float(spec.p)
     eps = None if spec.epsilon is None else float(spec.epsilon_exact)
+    ledger = UserLedger(spec.pool, user_stream(gen)) if spec.pool is not None else None
 
     active = np.arange(K)
     t, b = 0, 0
@@ -282,6 +304,8 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
             t = T
             break
         plan = batch_plan(spec, n, T)
+        if ledger is not None:
+            ledger.draw(A, n, plan.participations)
         R, N = _protocol_batch(spec, env, active, n, plan, gen)
         simulated += A * n
         released += 1
@@ -292,7 +316,9 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
             law = None if plan is None else plan.exact_total_noise
             beta = exact_width(law, 1 if plan is None else plan.g, n, A, b, spec.p)
         else:
-            beta = paper_width(spec.name, eps, n, A, b, p, float(spec.s_exact))
+            # returning users: the noise is calibrated to the plan's per-batch ε
+            e_b = float(plan.epsilon_view) if spec.returning else eps
+            beta = paper_width(spec.name, e_b, n, A, b, p, float(spec.s_exact))
         if record_noise and N is not None:
             N = np.array(N)
             N.setflags(write=False)
@@ -322,5 +348,6 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
         policy=spec, env_name=env.name, horizon=T, checkpoints=cps, regret=regret,
         pulls=pulls, batches=released, eliminated_at=eliminated,
         final_arms=tuple(int(a) for a in active.tolist()), simulated_users=simulated,
-        noise_log=tuple(log) if record_noise else None)
+        noise_log=tuple(log) if record_noise else None,
+        participation=None if ledger is None else ledger.record())
 

@@ -46,6 +46,15 @@ S moves by at most Δ_Z = 2^k (an integer), and the discrete Gaussian mechanism 
 the mean has variance <= 1/(2ρ n_a²) and is σ²-sub-Gaussian (CKS20 Cor. 9) — the same
 index as the continuous variant.
 
+Returning users (the analogue of 000 App. H's Assumption 2): with ``participations=k`` a
+user's rewards enter up to k releases, at most one reward in each. zCDP composes additively
+(Bun & Steinke 2016, Lemma 2.3), so the user is kρ-zCDP over the run, and
+:func:`calibrate_rho` picks the per-release ρ whose kρ converts (:func:`zcdp_to_dp`,
+Lemma 10 of 000 / CKS20) to a target (ε, δ). That is a *conversion* of a zCDP bound, not a
+certified privacy-loss distribution as for the batch-SE plans of paper 000
+(:class:`privtools.accounting.PldAccountant`): the (ε, δ) it reports is an upper bound that a
+PLD account of the Gaussian releases would tighten.
+
 Regret is the cumulative pseudo-regret Σ_{s<=t} (μ* − μ_{a_s}), exact given the episodes.
 A final episode cut short by the horizon releases nothing (its statistic would never be
 used), so its rewards are not drawn.
@@ -56,11 +65,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import as_rng, check_int, to_fraction
+from privtools.validation import as_rng, check_int, check_positive_fraction, to_fraction
 
 from ...accounting import ZCDPEvent, zcdp_to_dp
 from ...noise import DiscreteGaussian
@@ -77,6 +87,8 @@ __all__ = [
     "PrivacyReport",
     "simulate_ucb",
     "privacy_report",
+    "RhoCalibration",
+    "calibrate_rho",
     "gaussian_sigma2",
     "discrete_sigma2",
     "gaussian_release",
@@ -99,13 +111,16 @@ CHUNK = 1 << 22
 class ZcdpSpec:
     """A finite-arm zCDP policy: ``name`` in :data:`ZCDP_POLICIES`, ``epsilon`` holds ρ
     (None for the twin), ``s`` is unused (runner compatibility), ``beta`` the exploration
-    constant β > 3, ``bits`` the reward precision k of the discrete variant."""
+    constant β > 3, ``bits`` the reward precision k of the discrete variant,
+    ``participations`` the most releases one user's rewards enter (one reward each; the
+    user is then kρ-zCDP, see :func:`calibrate_rho`)."""
 
     name: str
     epsilon: float | None = None
     s: int = 1
     beta: float = 3.1
     bits: int = 16
+    participations: int = 1
 
     @property
     def rho(self) -> float | None:
@@ -123,14 +138,19 @@ class ZcdpSpec:
     @property
     def label(self) -> str:
         base = _LABELS[self.name]
-        return base if self.epsilon is None else f"{base} (ρ={self.epsilon:g})"
+        if self.epsilon is None:
+            return base
+        k = f", k={self.participations}" if self.participations > 1 else ""
+        return f"{base} (ρ={self.epsilon:g}{k})"
 
 
 def zcdp_policy(name: str, epsilon=None, s: int = 1, beta: float = 3.1,
-                bits: int = 16) -> ZcdpSpec:
-    """Validated :class:`ZcdpSpec` (``epsilon`` is ρ). :class:`ParameterError` for an
-    unknown name, ρ missing/<= 0/not finite for a private policy, ρ given for the twin,
-    β <= 3 or not finite, ``bits`` outside 1..40."""
+                bits: int = 16, participations: int = 1) -> ZcdpSpec:
+    """Validated :class:`ZcdpSpec` (``epsilon`` is ρ per release). :class:`ParameterError`
+    for an unknown name, ρ missing/<= 0/not finite for a private policy, ρ given for the
+    twin, β <= 3 or not finite, ``bits`` outside 1..40, ``participations`` not an int >= 1
+    (or > 1 for the twin). For returning users take ρ from :func:`calibrate_rho`:
+    ``zcdp_policy("adac-ucb", epsilon=calibrate_rho(1, 1e-6, 4).rho, participations=4)``."""
     if name not in ZCDP_POLICIES:
         raise ParameterError(f"unknown zCDP policy {name!r}; choose one of "
                              f"{', '.join(ZCDP_POLICIES)}")
@@ -141,16 +161,20 @@ def zcdp_policy(name: str, epsilon=None, s: int = 1, beta: float = 3.1,
     bits = check_int("bits", bits, minimum=1)
     if bits > 40:  # a chunk's sum, <= 2^22 · 2^40, must fit int64
         raise ParameterError(f"bits must be <= 40, got {bits}")
+    k = check_int("participations", participations, minimum=1)
     if name in ZCDP_NON_PRIVATE:
         if epsilon is not None:
             raise ParameterError(f"{name} is non-private: give no epsilon (ρ)")
+        if k != 1:
+            raise ParameterError(f"participations applies to private policies only, got "
+                                 f"participations={participations!r} for {name}")
         return ZcdpSpec(name, None, s, float(beta), bits)
     if epsilon is None:
         raise ParameterError(f"{name} needs epsilon = ρ > 0")
     rho = to_fraction("epsilon (ρ)", epsilon)
     if rho <= 0:
         raise ParameterError(f"epsilon (ρ) must be > 0, got {epsilon!r}")
-    return ZcdpSpec(name, float(epsilon), s, float(beta), bits)
+    return ZcdpSpec(name, float(epsilon), s, float(beta), bits, k)
 
 
 # ------------------------------------------------------------------------ mechanisms
@@ -335,9 +359,11 @@ def simulate_ucb(spec: ZcdpSpec, env: Environment, horizon: int, rng=None, *,
 @dataclass(frozen=True)
 class PrivacyReport:
     """Privacy of one run of a policy: ``rho`` (each release and, by parallel composition
-    over disjoint episodes, the whole interaction), ``event`` (a :class:`ZCDPEvent`),
-    ``delta``, ``epsilon`` (Lemma 10 / CKS20 conversion, the tighter) and
-    ``epsilon_standard`` (ρ + 2√(ρ log(1/δ)), Bun & Steinke 2016 Prop. 1.3)."""
+    over disjoint episodes, the whole interaction for a user in one release), ``event``
+    (a :class:`ZCDPEvent` of ``rho_user``), ``delta``, ``epsilon`` (Lemma 10 / CKS20
+    conversion, the tighter) and ``epsilon_standard`` (ρ + 2√(ρ log(1/δ)), Bun & Steinke
+    2016 Prop. 1.3), both of ``rho_user`` = ``participations``·ρ (additive composition over
+    a returning user's releases; a conversion, not a PLD certificate)."""
 
     policy: str
     rho: Fraction
@@ -345,6 +371,8 @@ class PrivacyReport:
     delta: float
     epsilon: float
     epsilon_standard: float
+    participations: int = 1
+    rho_user: Fraction | None = None
 
 
 def privacy_report(spec: ZcdpSpec, delta) -> PrivacyReport:
@@ -355,7 +383,66 @@ def privacy_report(spec: ZcdpSpec, delta) -> PrivacyReport:
     if not spec.private:
         raise ParameterError(f"{spec.name} is not private")
     rho = spec.rho_exact
-    lem = zcdp_to_dp(rho, delta)
-    std = zcdp_to_dp(rho, delta, method="standard")
-    return PrivacyReport(spec.name, rho, ZCDPEvent(rho), float(delta), lem.epsilon,
-                         std.epsilon)
+    k = spec.participations
+    rho_user = k * rho
+    lem = zcdp_to_dp(rho_user, delta)
+    std = zcdp_to_dp(rho_user, delta, method="standard")
+    return PrivacyReport(spec.name, rho, ZCDPEvent(rho_user), float(delta), lem.epsilon,
+                         std.epsilon, k, rho_user)
+
+
+@dataclass(frozen=True)
+class RhoCalibration:
+    """Per-release ρ of AdaC-UCB for a returning user (module docstring).
+
+    ``rho`` the per-release ρ (a float: what :class:`ZcdpSpec` holds; its exact value is
+    the shortest decimal of the float, as :attr:`ZcdpSpec.rho_exact` reads it), ``rho_user``
+    = ``participations``·ρ exactly, ``epsilon``/``delta`` the target, ``epsilon_achieved``
+    the Lemma 10 conversion of ``rho_user`` (<= ``epsilon``), ``method`` says what it is:
+    a zCDP → (ε, δ) *conversion*, not a PLD certificate."""
+
+    rho: float
+    rho_user: Fraction
+    participations: int
+    epsilon: float
+    delta: float
+    epsilon_achieved: float
+    method: str = ("zCDP additive composition (kρ) + Lemma 10 (000) / CKS20 conversion; "
+                   "not a PLD certificate")
+
+
+def calibrate_rho(epsilon, delta, participations: int = 1,
+                  steps: int = 60) -> RhoCalibration:
+    """The largest per-release ρ (to ``steps`` bisection steps) such that a user in
+    ``participations`` = k releases, kρ-zCDP by additive composition (Bun & Steinke 2016,
+    Lemma 2.3), is (``epsilon``, ``delta``)-DP by :func:`zcdp_to_dp` (Lemma 10 of 000 /
+    CKS20). The target is checked on the exact value of the ρ a :class:`ZcdpSpec` stores
+    (the shortest decimal of the float). A conversion, not a certified privacy-loss
+    distribution. :class:`ParameterError` names a bad ``epsilon``, ``delta`` (must be in
+    (0, 1)), ``participations`` or ``steps``."""
+    eps = float(check_positive_fraction("epsilon", epsilon))
+    d = to_fraction("delta", delta)
+    if not 0 < d < 1:
+        raise ParameterError(f"delta must be in (0, 1) for a zCDP conversion, got {delta!r}")
+    k = check_int("participations", participations, minimum=1)
+    steps = check_int("steps", steps, minimum=1)
+    return _calibrate_rho(eps, float(delta), k, steps)
+
+
+@lru_cache(maxsize=256)
+def _calibrate_rho(eps: float, delta: float, k: int, steps: int) -> RhoCalibration:
+    def conv(rho: float) -> float:
+        return zcdp_to_dp(k * to_fraction("rho", repr(rho)), delta).epsilon
+
+    lo, hi = 0.0, eps / k          # zcdp_to_dp(ρ_user) >= ρ_user, so ρ_user <= ε
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        if conv(mid) <= eps:
+            lo = mid
+        else:
+            hi = mid
+    if lo == 0.0:
+        raise ParameterError(f"epsilon: no ρ > 0 found for epsilon={eps:g} at delta={delta}")
+    return RhoCalibration(lo, k * to_fraction("rho", repr(lo)), k, eps, delta, conv(lo))
