@@ -86,8 +86,17 @@ def _skellam_exact(var: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
     return _renyi_shift(Skellam(var), sensitivity, order)
 
 
+# The certified D_α of an n-fold discrete-Gaussian sum tabulates ~4αΔ√n points of the sum
+# (and convolves n shares): beyond these sizes the exact hook yields +inf and the paper's
+# bound (the cap) is what the accountant uses.
+EXACT_DGSUM_POINTS = 1024
+EXACT_DGSUM_SHARES = 1024
+
+
 @lru_cache(maxsize=4096)
 def _dgauss_sum_exact(n: int, sigma2: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
+    if n > EXACT_DGSUM_SHARES or 4 * order * sensitivity * math.isqrt(n) > EXACT_DGSUM_POINTS:
+        return mpmath.inf
     return _upper(gaussian_sum_renyi(n, sigma2, sensitivity, order, dps=EXACT_DPS))
 
 
