@@ -38,6 +38,7 @@ from flint import arb, fmpz_poly
 
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
+from privtools.certified.search import last_true
 from privtools.errors import ParameterError
 
 __all__ = ["LossGrid", "PrivacyLossDistribution", "DEFAULT_PREC", "DEFAULT_TAIL", "FIXED_BITS",
@@ -354,14 +355,8 @@ class LossGrid:
             if upper:
                 if not ok(n - 1):
                     return mpmath.inf
-                lo, hi = -1, n - 1                     # smallest j with ok(j)
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    if ok(mid):
-                        hi = mid
-                    else:
-                        lo = mid
-                j = hi
+                # smallest j with ok(j): ok holds from there up to n − 1
+                j = last_true(lambda i: i >= 0 and ok(i), n - 1, 1, -1)
                 top = self._segment_solution(j, d_arb)[1]
                 val = min(_fraction_mpf_up(self.loss(j)), top)
                 if j > 0:
@@ -371,14 +366,7 @@ class LossGrid:
                 # δ_low(l_0) < δ: only the segment below l_0 can still carry δ
                 low = self._segment_solution(0, d_arb)[0]
                 return max(mpmath.mpf(0), min(low, _fraction_mpf_down(self.loss(0))))
-            lo, hi = 0, n                              # largest j with ok(j)
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if ok(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            j = lo
+            j = last_true(lambda i: i < n and ok(i), 0, 1, 1)    # largest j with ok(j)
             if j == n - 1:
                 return max(mpmath.mpf(0), _fraction_mpf_down(self.loss(j)))
             low = self._segment_solution(j + 1, d_arb)[0]
