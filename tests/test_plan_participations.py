@@ -5,11 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privtools.accounting import DiscreteLaplaceEvent, PldAccountant
 from privtools.certified.intervals import ends
 from privtools.errors import ParameterError
 from privtools.planning import batch_event, plan, pool_participations, theorem_params
+from privtools.planning.participation import largest_true
 
 
 def test_public_api_example():
@@ -87,3 +90,17 @@ def test_command_line_plans_returning_users():
         res = runner.invoke(app, ["plan", "--epsilon", "1", "--n", "64", "--horizon", "10000",
                                   *args])
         assert res.exit_code == 2 and name in res.output and "Traceback" not in res.output
+
+
+@settings(max_examples=60)
+@given(threshold=st.integers(0, 300), start=st.integers(-5, 320), top=st.integers(1, 300))
+def test_largest_true_finds_the_threshold_evaluating_each_point_once(threshold, start, top):
+    calls = []
+
+    def pred(j):
+        calls.append(j)
+        return j <= threshold
+
+    got = largest_true(pred, start, top)
+    assert got == (min(threshold, top) if threshold >= 1 else None)
+    assert len(calls) == len(set(calls))

@@ -409,15 +409,9 @@ class PrivacyLossDistribution:
     def step(self) -> Fraction:
         return self.forward[0].step
 
-    def regrid(self, step: Fraction) -> PrivacyLossDistribution:
-        def rg(pair):
-            return tuple(g.regrid(step, Fraction(0)) for g in pair)
-        return PrivacyLossDistribution(rg(self.forward),
-                                       None if self.reverse is None else rg(self.reverse))
-
     def compose(self, other: PrivacyLossDistribution, tail=DEFAULT_TAIL
                 ) -> PrivacyLossDistribution:
-        """Composition with ``other`` (its steps must agree; regrid first)."""
+        """Composition with ``other`` (its steps must agree: build both on one step)."""
         def comp(a, b):
             return (a[0].compose(b[0], tail), a[1].compose(b[1], tail))
         fwd = comp(self.forward, other.forward)

@@ -31,7 +31,7 @@ from privtools.validation import check_int
 
 from .events import DpEvent
 from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution, _frac
-from .pld_events import release, releases
+from .pld_events import Release, release, releases
 
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS"]
 
@@ -72,7 +72,7 @@ def _float_up(x: mpmath.mpf) -> float:
     return f if mpmath.mpf(f) >= x else math.nextafter(f, math.inf)
 
 
-def _lcm_step(steps: list[Fraction]) -> Fraction:
+def _common_step(steps: list[Fraction]) -> Fraction:
     """The largest step dividing every step (gcd of rationals)."""
     num = 0
     den = 1
@@ -106,6 +106,7 @@ class PldAccountant:
         self._tail = tail
         self._prec = check_int("prec", prec, minimum=64)
         self._ledger: list[tuple[DpEvent, int]] = []
+        self._releases: list[Release] = []        # one per ledger entry, built once
         self._cache: PrivacyLossDistribution | None = None
 
     # ------------------------------------------------------------------ describe
@@ -113,9 +114,9 @@ class PldAccountant:
         """Add ``count`` adaptive runs of ``event``; returns the accountant."""
         count = check_int("count", count, minimum=0)
         flat = releases(event, count)
-        for e, _ in flat:
-            release(e)                 # interpretable? (errors before any long work)
+        rels = [release(e) for e, _ in flat]   # interpretable? (errors before any long work)
         self._ledger.extend(flat)
+        self._releases.extend(rels)
         self._cache = None
         return self
 
@@ -124,31 +125,35 @@ class PldAccountant:
         return tuple(self._ledger)
 
     # ------------------------------------------------------------------ interpret
-    def _groups(self) -> list[tuple[DpEvent, int]]:
-        merged: dict[DpEvent, int] = {}
-        loose: list[tuple[DpEvent, int]] = []
-        for e, c in self._ledger:
+    def _groups(self) -> list[tuple[Release, int]]:
+        """(release, total count) per distinct event."""
+        merged: dict[DpEvent, list] = {}
+        loose: list[list] = []
+        for (e, c), r in zip(self._ledger, self._releases):
             try:
-                merged[e] = merged.get(e, 0) + c
+                if e in merged:
+                    merged[e][1] += c
+                else:
+                    merged[e] = [r, c]
             except (TypeError, ValueError):     # unhashable (events holding PMF tables)
-                loose.append((e, c))
-        return list(merged.items()) + loose
+                loose.append([r, c])
+        return [(r, c) for r, c in list(merged.values()) + loose]
 
     def _choose_step(self, groups) -> Fraction | None:
         if self._step is not None:
             return self._step
-        rels = [(release(e), c) for e, c in groups]
-        natives = [r.native_step for r, _ in rels]
-        var = sum(c * r.moments()[1] ** 2 for r, c in rels)
-        full = sum(c * (r.moments()[3] - r.moments()[2]) for r, c in rels)
-        widest = max(r.moments()[3] - r.moments()[2] for r, _ in rels)
+        natives = [r.native_step for r, _ in groups]
+        moments = [(r.moments(), c) for r, c in groups]
+        var = sum(c * m[1] ** 2 for m, c in moments)
+        full = sum(c * (m[3] - m[2]) for m, c in moments)
+        widest = max(m[3] - m[2] for m, _ in moments)
         # the composed loss is truncated at mass ``tail`` (~ ±17 sd for 1e-60): ±20 sd
         spread = min(full, max(widest, 2 * _SPREAD_SDS * math.sqrt(var)))
         needed = Fraction(spread / self._max_points) if spread > 0 else Fraction(0)
         # one release alone never needs more than SINGLE_POINTS grid points
         needed = max(needed, Fraction(widest / SINGLE_POINTS)) if widest > 0 else needed
         if all(s is not None for s in natives):
-            base = _lcm_step(natives)
+            base = _common_step(natives)
             if base >= needed:
                 return base
             return base * math.ceil(needed / base)
@@ -165,8 +170,8 @@ class PldAccountant:
             raise ParameterError("nothing composed yet: call compose(event) first")
         step = self._choose_step(groups)
         total = None
-        for e, c in groups:
-            one = release(e).build(step, self._prec)
+        for rel, c in groups:
+            one = rel.build(step, self._prec)
             if step is None:
                 step = one.step
             part = one.self_compose(c, self._tail) if c > 1 else one

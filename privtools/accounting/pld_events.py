@@ -50,7 +50,7 @@ from .events import (
 )
 from .pld import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
 
-__all__ = ["Release", "releases", "noise_pmf"]
+__all__ = ["Release", "release", "releases", "noise_pmf"]
 
 PMF_DPS = 40                      # digits of the tabulated PMFs
 PMF_TAIL = Fraction(1, 10**50)    # mass left outside the tabulated window
@@ -148,20 +148,15 @@ class _Atoms(Release):
     Q: ExactPMF
     symmetric: bool = False
 
-    def _atoms(self, P, Q):
-        """(p, q, lo, hi): balls of P and Q mass per point, and the extra mass either may
-        carry there (the unaccounted part of a PMF can sit outside its window, or anywhere
-        after wrapping)."""
+    @staticmethod
+    def _atoms(P, Q):
+        """(p, q): balls of the accounted P- and Q-mass at each point of the common window.
+        The unaccounted mass of either may sit at any point (after wrapping it may be
+        anywhere, and the table of an n-fold sum built from truncated shares leaves its
+        dropped mass inside the window too), so :meth:`_grid` adds it to every upper end."""
         lo, hi = min(P.lo, Q.lo), max(P.hi, Q.hi)
         for x in range(lo, hi + 1):
-            yield P.ball(x), Q.ball(x), self._free(P, x), self._free(Q, x)
-
-    @staticmethod
-    def _free(R: ExactPMF, x: int) -> bool:
-        """May R's unaccounted mass sit at x? Conservatively yes everywhere: after wrapping
-        it may be anywhere, and the table of an n-fold sum built from truncated shares
-        leaves its dropped mass inside the window too."""
-        return True
+            yield P.ball(x), Q.ball(x)
 
     def _outside(self, P: ExactPMF, Q: ExactPMF) -> arb:
         """Mass of P that may lie outside the common window (only on Z)."""
@@ -170,7 +165,7 @@ class _Atoms(Release):
     def moments(self):
         tot = mean = sq = 0.0
         lo, hi = math.inf, -math.inf
-        for p, q, _, _ in self._atoms(self.P, self.Q):
+        for p, q in self._atoms(self.P, self.Q):
             pf, qf = float(p.mid()), float(q.mid())
             if pf <= 0 or qf <= 0:
                 continue
@@ -193,11 +188,11 @@ class _Atoms(Release):
             inf_up = self._outside(P, Q)
             inf_low = arb(0)
             h = _arb.to_arb(step)
-            for p, q, free_p, free_q in self._atoms(P, Q):
+            for p, q in self._atoms(P, Q):
                 p_lo = arb(p.lower()) if p.lower() > 0 else arb(0)
-                p_hi = arb(p.upper()) + (u_p if free_p else 0)
+                p_hi = arb(p.upper()) + u_p
                 q_lo = arb(q.lower()) if q.lower() > 0 else arb(0)
-                q_hi = arb(q.upper()) + (u_q if free_q else 0)
+                q_hi = arb(q.upper()) + u_q
                 if p_hi == 0:
                     continue
                 if q_lo == 0:
@@ -382,7 +377,8 @@ def noise_pmf(event: DpEvent) -> tuple[ExactPMF, int]:
     raise ParameterError(f"{type(event).__name__} has no integer noise law")
 
 
-def _single(event: DpEvent) -> Release:
+def release(event: DpEvent) -> Release:
+    """The :class:`Release` of one (non-composite) event."""
     if isinstance(event, DiscreteLaplaceEvent):
         return _discrete_laplace(event)
     if isinstance(event, PureDPEvent):
@@ -420,9 +416,4 @@ def releases(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
     if not isinstance(event, DpEvent):
         raise ParameterError(f"event must be a DpEvent, got {type(event).__name__}")
     return [(event, count)] if count else []
-
-
-def release(event: DpEvent) -> Release:
-    """The :class:`Release` of one (non-composite) event."""
-    return _single(event)
 

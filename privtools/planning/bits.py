@@ -43,7 +43,7 @@ from privtools.exact.tails import exact_tau, total_noise_tail
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, NoiseSum, Skellam
 from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
-from .participation import per_user_epsilon
+from .participation import largest_true, per_user_epsilon
 from .plan import Plan, plan
 from .theorems import TheoremParams
 
@@ -270,37 +270,13 @@ def _certify(theorem: int, g: int, eb: Fraction, n: int, p: Fraction, delta: Fra
 
 
 def _largest_ok(ok, j0: int, jmax: int) -> int:
-    """Largest j in [1, jmax] with ok(j), by galloping from j0 then bisection (ok is assumed
-    monotone — more noise, more privacy; only the final certificate counts)."""
-    if ok(j0):
-        lo, step = j0, 1
-        while True:
-            j = lo + step
-            if j > jmax:
-                hi = jmax + 1
-                break
-            if not ok(j):
-                hi = j
-                break
-            lo, step = j, step * 2
-    else:
-        hi, step = j0, 1
-        while True:
-            j = max(1, hi - step)
-            if ok(j):
-                lo = j
-                break
-            if j == 1:
-                raise ParameterError("no noise on the grid ε·j/2^12 (j >= 1) meets the target "
-                                     "at this g: epsilon or delta too small")
-            hi, step = j, step * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    """Largest j in [1, jmax] with ok(j), searched from j0 (ok is assumed monotone — more
+    noise, more privacy; only the final certificate counts)."""
+    j = largest_true(ok, j0, jmax)
+    if j is None:
+        raise ParameterError("no noise on the grid ε·j/2^12 (j >= 1) meets the target "
+                             "at this g: epsilon or delta too small")
+    return j
 
 
 def sd_heuristic(base: Plan, k=4, dps: int = 20) -> SdHeuristic:

@@ -33,13 +33,14 @@ from privtools.accounting import (
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import fraction_bounds
+from privtools.certified.search import last_true
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_positive_fraction
 
 from .theorems import TheoremParams, theorem_params
 
 __all__ = ["batch_event", "per_user_epsilon", "calibrate", "pool_participations",
-           "CALIBRATION_STEPS"]
+           "largest_true", "CALIBRATION_STEPS"]
 
 CALIBRATION_STEPS = 12        # bisection steps of the per-batch ε (relative 2^-12)
 SEARCH_POINTS = 2**12         # grid of the calibration search
@@ -130,25 +131,38 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
         return r if _intervals.ends(r.interval)[1] <= target_hi else None
 
     scale = 2**CALIBRATION_STEPS
-    lo = scale // k if k > 1 else scale
-    lo = max(lo, 1)
-    best = ok(eps * lo / scale) if lo else None
-    while best is None:
-        lo //= 2
-        if lo == 0:
-            raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
-                                 f"({epsilon}, {delta}) over {k} participations")
-        best = ok(eps * lo / scale)
-    hi = scale + 1                 # ok(lo) holds; find the largest j in [lo, scale]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        r = ok(eps * mid / scale)
+    found: dict[int, PldEpsilon] = {}
+
+    def holds(j: int) -> bool:
+        r = ok(eps * j / scale)
         if r is not None:
-            lo, best = mid, r
-        else:
-            hi = mid
-    final = ok(eps * lo / scale, points=None)
-    return eps * lo / scale, final or best
+            found[j] = r
+        return r is not None
+
+    j = largest_true(holds, max(scale // k, 1), scale)
+    if j is None:
+        raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
+                             f"({epsilon}, {delta}) over {k} participations")
+    final = ok(eps * j / scale, points=None)
+    return eps * j / scale, final or found[j]
+
+
+def largest_true(pred, start: int, top: int) -> int | None:
+    """Largest j in [1, top] with ``pred(j)``, searched from ``start`` (``pred`` true up to a
+    point, false beyond: more noise, more privacy); None when ``pred(1)`` fails. Each j is
+    evaluated once (the predicates here certify a plan)."""
+    memo: dict[int, bool] = {}
+
+    def p(j: int) -> bool:
+        if j not in memo:
+            memo[j] = pred(j)
+        return memo[j]
+
+    start = min(max(start, 1), top)
+    if p(start):
+        return last_true(lambda j: j <= top and p(j), start, 1, 1)
+    lowest_false = last_true(lambda j: j >= 1 and not p(j), start, 1, -1)
+    return lowest_false - 1 if lowest_false > 1 else None
 
 
 MAX_MULTIPLICITY = 64
