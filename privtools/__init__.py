@@ -6,3 +6,7 @@ Papers: 000 (Distributed DP in multi-armed bandits, full version), 001 (zCDP ban
 """
 
 __version__ = "0.1.0"
+
+from privtools.randomness import secure_rng
+
+__all__ = ["secure_rng", "__version__"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from privtools.certified.intervals import exact_rational
 from privtools.errors import ParameterError
+from privtools.randomness import secure_rng
 
 INT64_MAX = np.iinfo(np.int64).max
 # Integer points and locations are limited to |k| <= 2**62 so that k ± mu, k + 1 and the
@@ -48,10 +49,18 @@ __all__ = [
 ]
 
 
-def as_rng(rng: np.random.Generator | int | np.random.SeedSequence | None) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; never touches numpy's global RNG state."""
+def as_rng(rng: np.random.Generator | int | np.random.SeedSequence | None, *,
+           secure: bool = False) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``; never touches numpy's global RNG state.
+
+    ``rng=None`` gives a generator over ChaCha20 keyed from the OS
+    (:func:`privtools.randomness.secure_rng`) when ``secure`` — the deployment paths — and
+    a PCG64 seeded from the OS otherwise (simulations). A seed or a SeedSequence gives a
+    reproducible PCG64; a Generator is used as given."""
     if isinstance(rng, np.random.Generator):
         return rng
+    if rng is None and secure:
+        return secure_rng()
     if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
         if isinstance(rng, bool):
             raise ParameterError(

@@ -195,7 +195,8 @@ def audit(
                     bar.stop()
             info = {"mode": "sampler", "sampler": repr(dist), "exact": exact,
                     "audit": res.to_dict()}
-            head = f"{dist} sampler ({'integer-only' if exact else 'float table'})"
+            head = (f"{dist} sampler "
+                    f"({'integer-only' if exact else dist.sampler.describe()})")
 
     if as_json:
         print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))

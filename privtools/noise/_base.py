@@ -15,6 +15,7 @@ interpret it:
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import cached_property
 
 import mpmath
@@ -74,24 +75,36 @@ class IntegerDistribution:
         )
 
     @cached_property
-    def _table(self):
-        """Alias-urn table sampler (``_table.py``), or None when the table would be too
-        large; built on first use."""
-        from ._table import TableSampler
+    def sampler(self):
+        """The default sampler of this law (built on first use, ``_fixed.py``): an alias
+        table over the certified support when it has at most ``MAX_TABLE`` points, else the
+        law's wide-law sampler (:meth:`_wide_sampler`). Its ``tv`` is a certified upper
+        bound (a Fraction) on its total-variation distance from this law, or None where the
+        sampler is a float one without a certificate; ``describe()`` says what it is."""
+        from ._fixed import TableSampler
 
-        try:
-            return TableSampler(self)
-        except (ValueError, OverflowError):  # too wide for a table: the mixture path
-            return None
+        self._check_sampling()
+        table = TableSampler.build(self)
+        return table if table is not None else self._wide_sampler()
+
+    def _wide_sampler(self):
+        """The sampler of a law too wide for one table (subclasses with a certified one
+        override this): by default the law's own float sampler."""
+        from ._fixed import DirectSampler
+
+        return DirectSampler(self)
+
+    @property
+    def sampling_tv(self) -> Fraction | None:
+        """Certified upper bound on the total-variation distance between the default
+        sampler's law and this law (None: not certified). A release that is (ε, δ)-DP under
+        the exact law is (ε, δ + (1 + e^ε)·tv)-DP under the sampler."""
+        return self.sampler.tv
 
     def _sample(self, size, rng: np.random.Generator, exact: bool) -> np.ndarray:
         if exact:
             return self._sample_exact(size, rng)
-        self._check_sampling()
-        table = self._table
-        if table is not None:
-            return table.sample(size, rng)
-        return self._sample_direct(size, rng)
+        return self.sampler.sample(size, rng)
 
     def _check_sampling(self) -> None:
         """Raise before sampling when float sampling cannot represent the parameters."""
@@ -223,13 +236,17 @@ class IntegerDistribution:
     def sample(self, size=None, rng=None, *, exact: bool = False):
         """Draw ``size`` samples (int64). ``rng``: Generator, seed or None.
 
-        ``exact=True`` selects an integer-only sampler (Canonne–Kamath–Steinke 2020) where
-        the distribution has one. The float default draws from an alias-urn table of the
-        float PMF with exact-tail inversion (``_table.py``), or from the distribution's own
-        mixture/rejection sampler when the table would be too large.
+        ``rng=None`` draws from a cryptographically secure generator
+        (:func:`privtools.secure_rng`); pass a seed or a Generator for reproducible draws.
+
+        The default is :attr:`sampler`: a fixed-budget sampler (the same number of random
+        words per draw whatever the value) within the certified total-variation distance
+        :attr:`sampling_tv` of the law. ``exact=True`` selects an integer-only sampler
+        (Canonne–Kamath–Steinke 2020) where the distribution has one: its law is exact but
+        the words it consumes depend on the value drawn.
         """
         size = check_size(size)
-        gen = as_rng(rng)
+        gen = as_rng(rng, secure=True)
         if not isinstance(exact, bool):
             raise ParameterError("exact must be a bool")
         out = self._sample(size, gen, exact)

@@ -455,7 +455,7 @@ def bernoulli_exp(num, den, rng) -> np.ndarray:
         raise ParameterError(
             f"num and den cannot be broadcast together: {num_a.shape} vs {den_a.shape}"
         ) from exc
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     flat_num = np.broadcast_to(num_a, shape).ravel()
     if den_a.ndim == 0:
         den_arg = int(den_a)
@@ -491,7 +491,7 @@ def discrete_laplace(scale, size=None, rng=None) -> np.ndarray:
     """
     scale_f = check_positive_fraction("scale", scale)
     size = check_size(size)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     t, s = scale_f.numerator, scale_f.denominator
     n = _n_elements(size)
     flat = _fill(lambda m: _dlap_batch(t, s, m, gen), n, Fraction(2))
@@ -528,7 +528,7 @@ def discrete_gaussian(sigma2, mu=0, size=None, rng=None) -> np.ndarray:
     if not _I64_MIN <= mu_i <= _I64_MAX:
         raise ParameterError(f"mu must fit in int64, got {mu_i}")
     size = check_size(size)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     p, q = sigma2_f.numerator, sigma2_f.denominator
     t = math.isqrt(p // q) + 1
     n = _n_elements(size)

@@ -33,6 +33,7 @@ from privtools.errors import ParameterError
 from privtools.validation import check_location, check_positive_fraction, to_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
+from ._fixed import floor_sqrt as _floor_sqrt
 
 
 def _arb_gauss_sum_remainder(c: arb, j0: int) -> arb:
@@ -136,6 +137,13 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         from .exact_sampling import discrete_gaussian
 
         return discrete_gaussian(self.sigma2, self.mu, size=size, rng=rng)
+
+    def _wide_sampler(self):
+        """Wide laws: CKS20 Algorithm 3 from a digit ``Lap_Z(⌊σ⌋ + 1)`` proposal with an
+        exact acceptance (``_fixed.GaussianRejectionSampler``)."""
+        from ._fixed import GaussianRejectionSampler
+
+        return GaussianRejectionSampler(self.sigma2, self.mu)
 
     def _sample_direct(self, size, rng):
         return _float_discrete_gaussian(self.sigma2, self.mu, size, rng)
@@ -242,13 +250,3 @@ def _float_discrete_gaussian(sigma2: Fraction, mu: int, size, rng: np.random.Gen
         out[filled : filled + got.size] = got
         filled += got.size
     return (out + mu).reshape(shape)
-
-
-def _floor_sqrt(x: Fraction) -> int:
-    """⌊√x⌋ for a non-negative rational, exactly."""
-    a = math.isqrt(x.numerator // x.denominator)
-    while (a + 1) * (a + 1) <= x:
-        a += 1
-    while a * a > x:
-        a -= 1
-    return a

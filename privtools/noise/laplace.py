@@ -95,6 +95,13 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
                 f"(<= 2**50); use exact=True"
             )
 
+    def _wide_sampler(self):
+        """Wide laws: the difference of two geometrics sampled by their base-2^16 digits
+        (``_fixed.DigitLaplaceSampler``), a fixed number of words per draw."""
+        from ._fixed import DigitLaplaceSampler
+
+        return DigitLaplaceSampler(self.scale)
+
     def _sample_direct(self, size, rng):
         p = -math.expm1(-self._a)
         shape = () if size is None else size
@@ -107,6 +114,18 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _arb_pmf(self, k: int) -> arb:
         a = self._arb_inv_scale()
         return (a / 2).tanh() * (-a * abs(k)).exp()
+
+    def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
+        """``p(k) = tanh(a/2) e^{−a|k|}`` on lo..hi by the ratio e^{−a} (two exponentials
+        per range, then one multiplication per point)."""
+        a = self._arb_inv_scale()
+        r, rinv = (-a).exp(), a.exp()
+        start = self._arb_pmf(lo)
+        out, cur = [], start
+        for k in range(lo, hi + 1):
+            out.append(cur)
+            cur = cur * (r if k >= 0 else rinv)
+        return out
 
     def _arb_upper_tail(self, t: int) -> arb | None:
         if t < 0:

@@ -119,6 +119,13 @@ class Skellam(SymmetricIntegerDistribution):
             raise ParameterError(f"var={float(v):.3g} is beyond the Poisson sampler's range "
                                  "(2**60); use exact methods")
 
+    def _wide_sampler(self):
+        """Wide laws: rejection from a digit discrete Laplace with a certified constant
+        (``_fixed.LogConcaveRejectionSampler``; Skellam is log-concave)."""
+        from ._fixed import LogConcaveRejectionSampler
+
+        return LogConcaveRejectionSampler(self)
+
     def _sample_direct(self, size, rng):
         lam = float(self.variance) / 2.0
         shape = () if size is None else size

@@ -102,7 +102,7 @@ def add_central_noise(y, plan, rng=None) -> tuple[np.ndarray, np.ndarray | None]
     :func:`~privtools.protocol.randomizer.check_messages`.
     """
     P = protocol_params(plan)
-    return _release(check_messages(y, P.m, "y"), P, as_rng(rng))
+    return _release(check_messages(y, P.m, "y"), P, as_rng(rng, secure=True))
 
 
 def _decode(y: np.ndarray, P: ProtocolParams) -> np.ndarray:
@@ -138,7 +138,7 @@ def analyze(y, plan, rng=None) -> Fraction:
     """
     P = protocol_params(plan)
     total = _input_sum(y, P)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     arr = np.array([total], dtype=object if P.big else np.int64)
     released, _ = _release(arr, P, gen)
     return Fraction(int(_decode(released, P)[0]), P.g)
@@ -150,7 +150,7 @@ def analyze_many(y, plan, rng=None) -> np.ndarray:
     shape (under central trust one central noise draw per entry)."""
     P = protocol_params(plan)
     arr = check_messages(y, P.m, "y")
-    released, _ = _release(arr, P, as_rng(rng))
+    released, _ = _release(arr, P, as_rng(rng, secure=True))
     z = _decode(released, P)
     if z.dtype == object or P.g >= 2**53 or P.m >= INT64_MODULUS_LIMIT:
         out = np.empty(z.shape, dtype=np.float64)

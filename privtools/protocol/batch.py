@@ -147,7 +147,7 @@ def run_batch(x, plan, rng=None, secure=None) -> BatchResult:
     """
     P = protocol_params(plan)
     xs = check_rewards(x, P.n, ndim=1)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     xhat, eta, msgs = _randomize_parts(xs, P, gen)
     if secure is None and P.trust == "local":
         out = None
@@ -189,7 +189,7 @@ def run_batches(X, plan, rng=None) -> BatchesResult:
     """
     P = protocol_params(plan)
     xs = check_rewards(X, P.n, ndim=2)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     B = xs.shape[0]
     parts: dict[str, list[np.ndarray]] = {"z": [], "y": [], "S": [], "N": []}
     rows = max(1, _CHUNK_ENTRIES // P.n)

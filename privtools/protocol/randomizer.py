@@ -221,7 +221,7 @@ def encode(x, g: int, rng=None) -> np.ndarray:
     """
     g = check_int("g", g, minimum=1)
     arr = check_rewards(x)
-    return _encode(arr, g, as_rng(rng))
+    return _encode(arr, g, as_rng(rng, secure=True))
 
 
 def _encode(x: np.ndarray, g: int, gen: np.random.Generator) -> np.ndarray:
@@ -323,7 +323,7 @@ def randomize_parts(x, plan, rng=None) -> tuple[np.ndarray, np.ndarray | None, n
     shape. :func:`randomize` returns y only.
     """
     P = protocol_params(plan)
-    return _randomize_parts(check_rewards(x), P, as_rng(rng))
+    return _randomize_parts(check_rewards(x), P, as_rng(rng, secure=True))
 
 
 def randomize(x, plan, rng=None, size: int | None = None) -> np.ndarray:
@@ -337,7 +337,7 @@ def randomize(x, plan, rng=None, size: int | None = None) -> np.ndarray:
     """
     P = protocol_params(plan)
     xs = check_rewards(x, P.n, ndim=1)
-    gen = as_rng(rng)
+    gen = as_rng(rng, secure=True)
     if size is not None:
         size = check_int("size", size, minimum=0)
         xs = np.broadcast_to(xs, (size, P.n))

@@ -212,7 +212,7 @@ class IdealSecAgg(SecureAggregator):
     def run(self, messages, m: int, rng=None, *, dropouts=()) -> SecureOutput:
         y, m = _check_batch(messages, m)
         dropped = _check_dropouts(dropouts, y.size)
-        as_rng(rng)  # validated for interface uniformity; the ideal sum draws nothing
+        as_rng(rng, secure=True)  # validated for interface uniformity; the ideal sum draws nothing
         if dropped:
             keep = np.ones(y.size, dtype=bool)
             keep[list(dropped)] = False
@@ -376,7 +376,7 @@ class MaskedSecAgg(SecureAggregator):
         n = y.size
         dropped = _check_dropouts(dropouts, n)
         self._check_sizes(n, dropped)
-        gen = as_rng(rng)
+        gen = as_rng(rng, secure=True)
         t = self.threshold
         sampler = _prg.MaskSampler.for_modulus(m)
         small = sampler.small
@@ -544,7 +544,7 @@ class ShuffleSecAgg(SecureAggregator):
         """The randomizer: an (n, k) array of shares, row i summing to y_i mod m; columns
         0..k−2 uniform on Z_m and independent, column k−1 = y_i − Σ others mod m."""
         y, m = _check_batch(messages, m)
-        return self._split(y, m, as_rng(rng))
+        return self._split(y, m, as_rng(rng, secure=True))
 
     def _split(self, y: np.ndarray, m: int, gen: np.random.Generator) -> np.ndarray:
         n, k = y.size, self.k
@@ -560,7 +560,7 @@ class ShuffleSecAgg(SecureAggregator):
     def run(self, messages, m: int, rng=None, *, dropouts=()) -> SecureOutput:
         y, m = _check_batch(messages, m)
         dropped = _check_dropouts(dropouts, y.size)
-        gen = as_rng(rng)
+        gen = as_rng(rng, secure=True)
         n = y.size
         if dropped:
             keep = np.ones(n, dtype=bool)

@@ -1,0 +1,507 @@
+"""Fixed-budget samplers: every draw consumes the same number of random words, whatever value
+it returns, and the law sampled is within a certified total-variation distance of the exact
+law.
+
+Why. The number of random words a sampler consumes is a machine-independent proxy for its
+running time. In the distributed protocol every user adds a share of noise; an observer who
+can time a user learns that share if the count depends on it, and the total noise if they time
+everyone (the timing attack of Jin, McMurtry, Rubinstein and Ohrimenko, IEEE S&P 2022, on
+discrete-Laplace samplers). Here:
+
+* :class:`AliasTable` — Walker's alias method (Vose's construction) in exact integer
+  arithmetic over ``N = 2^m`` columns of capacity ``2^(64−m)``: one 64-bit word per draw,
+  whose top ``m`` bits pick the column and whose other bits are compared with the column's
+  integer threshold. Outcome ``k`` has probability exactly ``w_k / 2^64``.
+* :func:`dyadic_weights` — integer weights ``w_k`` summing to ``2^64`` from certified Arb
+  balls of the PMF on a range, with a certified bound on
+  ``TV = ½(Σ_k |w_k 2^-64 − p_k| + P(outside the range))``.
+* :class:`TableSampler` — a law's certified support ``P(outside) <= 2^-72`` in one table:
+  1 word per draw.
+* :class:`DigitGeometric` / :class:`DigitLaplaceSampler` — wide discrete Laplace laws by the
+  digits of a geometric variable: with ``G ~ Geom(r)`` (``P(G = g) = (1 − r) r^g``) and base
+  ``B``, the digits ``G = Σ_i d_i B^i`` are independent, ``d_i`` (i < L) the geometric of
+  ratio ``r^{B^i}`` truncated to ``{0..B−1}`` and the top digit the untruncated geometric of
+  ratio ``r^{B^L}`` (the joint PMF ``∝ Π_i (r^{B^i})^{d_i}`` factorises). ``Lap_Z(b)`` is
+  ``G₁ − G₂`` for two such ``G`` with ``r = e^{−1/b}``. ``2(L + 1)`` words per draw.
+* :class:`GaussianRejectionSampler` — wide discrete Gaussians by Algorithm 3 of Canonne,
+  Kamath and Steinke (2020): a ``Lap_Z(t)`` proposal (``t = ⌊σ⌋ + 1``, digits) accepted with
+  probability ``a(y) = exp(−(|y| − σ²/t)²/(2σ²))``. Each round consumes the same number of
+  words (the proposal's and one word for the acceptance), so the number of rounds — which is
+  independent of the accepted value in any rejection sampler — is all the word count shows.
+  The acceptance compares the word with a bracket of ``a(y)`` in x87 extended precision
+  (margin ``2^-50`` relative); a word that falls inside the bracket (probability below
+  ``2^-49``) is resolved exactly, comparing further words with ``a(y)`` in Arb. The
+  acceptance is therefore an exact Bernoulli(``a(y)``), and the output's TV from
+  ``N_Z(μ, σ²)`` is at most ``1.5 η / (A − η)``, ``η`` the proposal's certified TV and ``A``
+  a certified lower bound on the acceptance probability.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from privtools.certified import balls as _arb
+from privtools.certified.balls import arb
+from privtools.errors import ParameterError
+
+__all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
+           "DigitLaplaceSampler", "GaussianRejectionSampler", "DirectSampler",
+           "MAX_TABLE", "TAIL_MASS"]
+
+#: Largest table the default path builds (points of the certified support).
+MAX_TABLE = 1 << 17
+#: Certified mass a table may leave outside its range (both sides together).
+TAIL_MASS = Fraction(1, 2**72)
+_ONE = 1 << 64
+_PREC = 96               # Arb precision of the table PMFs
+_DIGIT_BITS = 16         # base B = 2^16 of the digit samplers
+_MARGIN = 2.0**-50       # relative bracket of the acceptance probability
+
+
+def floor_sqrt(x: Fraction) -> int:
+    """⌊√x⌋ for a non-negative rational, exactly."""
+    a = math.isqrt(x.numerator // x.denominator)
+    while (a + 1) * (a + 1) <= x:
+        a += 1
+    while a * a > x:
+        a -= 1
+    return a
+
+
+def _words(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` raw 64-bit words of ``rng`` (one word each, through the Generator's bit
+    generator)."""
+    return np.asarray(rng.bit_generator.random_raw(n), dtype=np.uint64).reshape(n)
+
+
+def _count(size) -> tuple[tuple, int]:
+    shape = () if size is None else size
+    return shape, (int(np.prod(shape)) if shape != () else 1)
+
+
+# ------------------------------------------------------------------ integer alias table
+class AliasTable:
+    """Exact alias table over integer weights summing to ``2^64`` (see module doc).
+
+    ``weights[k]`` is the probability of ``lo + k`` times ``2^64``."""
+
+    def __init__(self, weights: list[int], lo: int = 0):
+        if not weights or any(w < 0 for w in weights) or sum(weights) != _ONE:
+            raise ParameterError("weights must be non-negative integers summing to 2**64")
+        n = len(weights)
+        self.lo = int(lo)
+        self.n = n
+        self.m = max(0, (n - 1).bit_length())
+        N = 1 << self.m
+        C = _ONE >> self.m
+        s = list(weights) + [0] * (N - n)
+        thr = [C] * N
+        alias = list(range(N))
+        small = [j for j in range(N) if s[j] < C]
+        large = [j for j in range(N) if s[j] >= C]
+        while small and large:
+            lo_j, hi_j = small.pop(), large.pop()
+            thr[lo_j] = s[lo_j]
+            alias[lo_j] = hi_j
+            s[hi_j] -= C - s[lo_j]
+            (small if s[hi_j] < C else large).append(hi_j)
+        # leftovers are full columns (exact arithmetic: no rounding residue)
+        self._capacity = C
+        self._shift = np.uint64(64 - self.m) if self.m else None
+        self._mask = np.uint64(C - 1) if self.m else None
+        self._thr = np.array(thr, dtype=np.uint64) if self.m else None
+        self._alias = np.array(alias, dtype=np.int64)
+        self._thr_int = thr
+        self._alias_int = alias
+
+    def weights(self) -> list[int]:
+        """The exact weights the table samples (reconstructed from its columns)."""
+        C = self._capacity
+        out = [0] * (1 << self.m)
+        for j, (t, a) in enumerate(zip(self._thr_int, self._alias_int)):
+            out[j] += t
+            out[a] += C - t
+        return out[: self.n]
+
+    def from_words(self, u: np.ndarray) -> np.ndarray:
+        """The outcomes of the words ``u`` (uint64), one each."""
+        if not self.m:
+            return np.full(u.shape, self.lo, dtype=np.int64)
+        j = (u >> self._shift).astype(np.int64)
+        own = (u & self._mask) < self._thr[j]
+        return np.where(own, j, self._alias[j]) + self.lo
+
+    def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        shape, n = _count(size)
+        return self.from_words(_words(rng, n)).reshape(shape)
+
+
+def _bounds(ball: arb) -> tuple[float, float]:
+    """Float bounds ``lo <= x <= hi`` of a ball (widened by 2^-50 relative, far beyond the
+    float rounding of the conversions)."""
+    mid, rad = float(ball.mid()), float(ball.rad())
+    lo, hi = (mid - rad) * (1 - 2.0**-50), (mid + rad) * (1 + 2.0**-50)
+    return max(lo, 0.0), hi
+
+
+def dyadic_weights(balls: list[arb], tail_upper: Fraction) -> tuple[list[int], Fraction]:
+    """Integer weights ``w_k`` (``Σ w_k = 2^64``) for a law whose PMF on a range is enclosed
+    by ``balls`` and whose mass outside the range is at most ``tail_upper``; returns the
+    weights and a certified upper bound on the TV distance of ``w / 2^64`` from the law."""
+    bounds = [_bounds(b) for b in balls]
+    w = [int(math.floor(0.5 * (lo + hi) * 2.0**64)) for lo, hi in bounds]
+    mode = max(range(len(w)), key=w.__getitem__)
+    w[mode] += _ONE - sum(w)
+    if w[mode] < 0:
+        raise ArithmeticError("table weights do not sum to one")
+    # |w_k − p_k 2^64| <= max(w_k − lo_k 2^64, hi_k 2^64 − w_k), each end rounded outward
+    err = 0
+    for wk, (lo, hi) in zip(w, bounds):
+        err += max(wk - math.floor(lo * 2.0**64), math.ceil(hi * 2.0**64) - wk, 0)
+    tv = (Fraction(err, _ONE) + tail_upper) / 2
+    return w, tv
+
+
+def _tail_fraction(x) -> Fraction:
+    """An mpf upper bound as an exact Fraction (rounded up to 2^-200)."""
+    return Fraction(math.ceil(mpmath.mpf(x) * mpmath.mpf(2) ** 200), 2**200)
+
+
+# ------------------------------------------------------------------ samplers
+class TableSampler:
+    """One alias table over the law's certified support (``P(outside) <= TAIL_MASS``)."""
+
+    words = 1
+    kind = "table"
+
+    def __init__(self, law, lo: int, hi: int, outside):
+        balls = law.pmf_balls(lo, hi, _PREC)
+        weights, self.tv = dyadic_weights(balls, _tail_fraction(outside))
+        self.table = AliasTable(weights, lo)
+        self.lo, self.hi = lo, hi
+
+    @classmethod
+    def build(cls, law) -> TableSampler | None:
+        """The table, or None when the certified support is wider than ``MAX_TABLE``."""
+        if not math.isfinite(law.var()) or 40 * law.std() > MAX_TABLE:
+            return None
+        lo, hi, outside = law.exact_support(mpmath.mpf(TAIL_MASS.numerator)
+                                            / TAIL_MASS.denominator)
+        if hi - lo + 1 > MAX_TABLE:
+            return None
+        return cls(law, lo, hi, outside)
+
+    def sample(self, size, rng):
+        return self.table.sample(size, rng)
+
+    def describe(self) -> str:
+        return (f"alias table over [{self.lo}, {self.hi}] ({self.hi - self.lo + 1} points), "
+                f"1 word per draw")
+
+
+def _geometric_digit(rho_log: Fraction, base: int | None) -> tuple[AliasTable, Fraction]:
+    """Alias table of the geometric law of ratio ``ρ = e^{−rho_log}`` truncated to
+    ``{0..base−1}`` (``base=None``: untruncated), with its certified TV."""
+    with _arb.precision(_PREC):
+        lr = _arb.to_arb(rho_log)
+        rho = (-lr).exp()
+        one_m = -((-lr).expm1())                          # 1 − ρ
+        norm = arb(1) if base is None else -((-lr * base).expm1())   # 1 − ρ^B
+        # keep j while ρ^j > 2^-80 (and j < base): beyond, the certified remainder
+        # Σ_{j>=J} ρ^j (1 − ρ)/(1 − ρ^B) <= ρ^J / (1 − ρ^B)
+        keep = int(min(float(80 * math.log(2) / float(rho_log)) + 2, 1 << 30))
+        if base is not None:
+            keep = min(keep, base)
+        if keep > MAX_TABLE * 4:
+            raise ParameterError("digit table too large")
+        first = one_m / norm
+        balls = [first]
+        cur = first
+        for _ in range(keep - 1):
+            cur = cur * rho
+            balls.append(cur)
+        if base is not None and keep == base:
+            tail = Fraction(0)
+        else:
+            rem = (-lr * keep).exp() / norm
+            tail = _tail_fraction(_arb.upper_mpf(rem))
+    weights, tv = dyadic_weights(balls, tail)
+    return AliasTable(weights, 0), tv
+
+
+class DigitGeometric:
+    """``G ~ Geom(r)``, ``r = e^{−a}`` (``a`` a positive Fraction), from independent digits in
+    base ``2^16`` (module doc): ``L + 1`` words per draw."""
+
+    def __init__(self, a: Fraction, bits: int = _DIGIT_BITS):
+        B = 1 << bits
+        L = 0
+        while B**L * a < Fraction(1, 2):   # until the top digit's ratio is <= e^{-1/2}
+            L += 1
+        self.base, self.levels = B, L
+        self.tables, self.tv = [], Fraction(0)
+        for i in range(L + 1):
+            table, tv = _geometric_digit(a * B**i, B if i < L else None)
+            self.tables.append(table)
+            self.tv += tv
+        self.words = L + 1
+
+    def from_words(self, u: np.ndarray) -> np.ndarray:
+        """``u`` of shape (L + 1, n): one word per digit."""
+        out = np.zeros(u.shape[1], dtype=np.int64)
+        for i, table in enumerate(self.tables):
+            out += table.from_words(u[i]) * (self.base**i)
+        return out
+
+
+class DigitLaplaceSampler:
+    """``Lap_Z(b) = G₁ − G₂`` with digit geometrics of ratio ``e^{−1/b}``; an extra shift
+    ``mu``. ``2(L + 1)`` words per draw."""
+
+    kind = "digits"
+
+    def __init__(self, scale: Fraction, mu: int = 0):
+        self.geometric = DigitGeometric(1 / Fraction(scale))
+        self.mu = int(mu)
+        self.words = 2 * self.geometric.words
+        self.tv = 2 * self.geometric.tv
+
+    def from_words(self, u: np.ndarray) -> np.ndarray:
+        k = self.geometric.words
+        return self.geometric.from_words(u[:k]) - self.geometric.from_words(u[k:]) + self.mu
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        u = _words(rng, self.words * n).reshape(self.words, n)
+        return self.from_words(u).reshape(shape)
+
+    def describe(self) -> str:
+        g = self.geometric
+        return (f"difference of two geometrics in {g.words} base-2^{_DIGIT_BITS} digits each, "
+                f"{self.words} words per draw")
+
+
+class GaussianRejectionSampler:
+    """Wide ``N_Z(μ, σ²)``: CKS20 Algorithm 3 with a digit ``Lap_Z(t)`` proposal and an exact
+    acceptance decided by one word except with probability < 2^-49 (module doc)."""
+
+    kind = "rejection"
+
+    def __init__(self, sigma2: Fraction, mu: int = 0):
+        self.sigma2 = Fraction(sigma2)
+        self.mu = int(mu)
+        self.t = floor_sqrt(self.sigma2) + 1
+        self.proposal = DigitLaplaceSampler(Fraction(self.t))
+        self.round_words = self.proposal.words + 1
+        self._c = self.sigma2 / self.t                       # σ²/t
+        self._cl = np.longdouble(self._c.numerator) / np.longdouble(self._c.denominator)
+        self._two_s2 = (np.longdouble(2 * self.sigma2.numerator)
+                        / np.longdouble(self.sigma2.denominator))
+        eta = self.proposal.tv
+        a_lo = self._acceptance_lower()
+        if a_lo <= eta:
+            raise ParameterError("sigma2 too small for the wide-law sampler")
+        self.tv = Fraction(3, 2) * eta / (a_lo - eta)
+        self.words = None     # varies with the number of rounds (independent of the value)
+
+    def _acceptance_lower(self) -> Fraction:
+        """Certified lower bound on the acceptance probability A: with k = ⌊2σ⌋,
+        A >= P(|Y| <= k) · min_{|y| <= k} a(y), P(|Y| > k) = 2e^{−(k+1)/t}/(1 + e^{−1/t})
+        (Fact 2 (000)), and ||y| − σ²/t| <= max(σ²/t, k − σ²/t) on |y| <= k."""
+        k = 2 * floor_sqrt(self.sigma2) + 1
+        k = k if Fraction(k * k) <= 4 * self.sigma2 else k - 1
+        dev = max(self._c, k - self._c)
+        with _arb.precision(_PREC):
+            t = _arb.to_arb(Fraction(self.t))
+            p_out = 2 * (-(k + 1) / t).exp() / (1 + (-1 / t).exp())
+            amin = (-_arb.to_arb(dev * dev / (2 * self.sigma2))).exp()
+            low = (1 - p_out) * amin
+            return _lower_fraction(low)
+
+    def _accept(self, y: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(accepted, undecided) from the words ``u``: ``u`` accepts when its whole dyadic
+        interval lies below the bracket of ``a(y)``, rejects when it lies above; undecided
+        words go to :meth:`_resolve`."""
+        d = np.abs(y).astype(np.longdouble) - self._cl
+        a = np.exp(-(d * d) / self._two_s2)
+        scale = np.longdouble(2.0**64)
+        t_lo = np.floor(a * (1 - np.longdouble(_MARGIN)) * scale)
+        t_hi = np.ceil(a * (1 + np.longdouble(_MARGIN)) * scale)
+        uf = u.astype(np.longdouble)
+        accept = (uf + 1) <= t_lo
+        undecided = ~accept & (uf < t_hi)
+        return accept, undecided
+
+    def _resolve(self, y: int, u: int, rng) -> bool:
+        """Accept iff V < a(y), V = (u + further words)/2^64…, compared in Arb."""
+        num = Fraction(abs(y)) - self._c
+        gamma = num * num / (2 * self.sigma2)
+        scale_bits, prec = 64, 192
+        while True:
+            with _arb.precision(prec):
+                a = (-_arb.to_arb(gamma)).exp()
+                lo_v = arb(u) / arb(2) ** scale_bits
+                hi_v = arb(u + 1) / arb(2) ** scale_bits
+                if hi_v <= a:
+                    return True
+                if lo_v >= a:
+                    return False
+            u = (u << 64) | int(_words(rng, 1)[0])
+            scale_bits += 64
+            prec += 64
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        out = np.empty(n, dtype=np.int64)
+        pending = np.arange(n)
+        pw = self.proposal.words
+        while pending.size:
+            m = pending.size
+            u = _words(rng, self.round_words * m).reshape(self.round_words, m)
+            y = self.proposal.from_words(u[:pw])
+            accept, undecided = self._accept(y, u[pw])
+            for i in np.flatnonzero(undecided):
+                accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
+            out[pending[accept]] = y[accept] + self.mu
+            pending = pending[~accept]
+        return out.reshape(shape)
+
+    def describe(self) -> str:
+        return (f"rejection from Lap_Z({self.t}) in digits (CKS20 Alg. 3), "
+                f"{self.round_words} words per round")
+
+
+def _lower_fraction(x: arb) -> Fraction:
+    v = _arb.lower_mpf(x)
+    return Fraction(math.floor(v * mpmath.mpf(2) ** 200), 2**200)
+
+
+class DirectSampler:
+    """The law's own float sampler (numpy mixture or rejection); its TV is not certified."""
+
+    kind = "float"
+    tv = None
+    words = None
+
+    def __init__(self, law):
+        self.law = law
+
+    def sample(self, size, rng):
+        self.law._check_sampling()
+        return self.law._sample_direct(size, rng)
+
+    def describe(self) -> str:
+        return f"the float sampler of {type(self.law).__name__} (numpy), TV not certified"
+
+
+class LogConcaveRejectionSampler:
+    """Wide symmetric log-concave laws (Skellam): rejection from a digit ``Lap_Z(t)`` proposal
+    centred at the law's centre, ``t = ⌊σ⌋ + 1``, accepted with probability
+    ``p(y)/(M q(y))``.
+
+    ``M`` is certified: ``g(x) = log p(c + x) − log q(x)`` is concave on ``x >= 0`` (log p is
+    concave, log q linear there) and even, so its maximum over the integers is at an ``x*``
+    with ``g(x*) >= g(x* ± 1)``, checked in Arb; ``M`` is a dyadic upper bound of
+    ``e^{g(x*)}``, and the acceptance probability is exactly ``1/M``. The acceptance
+    compares one word with a float bracket of ``p(y)/(M q(y))`` widened by ``2^-30``
+    relative (the law's float log PMF is accurate to about 1e-13, measured against Arb);
+    words inside the bracket are resolved exactly in Arb with further words, so the
+    acceptance is an exact Bernoulli as long as the float bracket holds."""
+
+    kind = "rejection"
+    margin = 2.0**-30
+
+    def __init__(self, law):
+        self.law = law
+        self.c = int(law.center)
+        sd = math.sqrt(law.var())
+        self.t = int(math.floor(sd)) + 1
+        self.proposal = DigitLaplaceSampler(Fraction(self.t))
+        self.round_words = self.proposal.words + 1
+        self.M = self._certified_max()
+        self._log_m = math.log(float(self.M))
+        eta = self.proposal.tv
+        a_lo = 1 / self.M
+        if a_lo <= eta:
+            raise ParameterError("law too narrow for the wide-law sampler")
+        self.tv = Fraction(3, 2) * eta / (a_lo - eta)
+        self.words = None
+
+    def _log_q(self, x: np.ndarray) -> np.ndarray:
+        a = 1.0 / self.t
+        return math.log(math.tanh(a / 2)) - a * np.abs(x).astype(float)
+
+    def _arb_q(self, x: int) -> arb:
+        a = _arb.to_arb(Fraction(1, self.t))
+        return (a / 2).tanh() * (-a * abs(x)).exp()
+
+    def _certified_max(self) -> Fraction:
+        xs = np.arange(0, 60 * self.t, max(1, self.t // 64), dtype=np.int64)
+        g = self.law._logpmf(xs + self.c) - self._log_q(xs)
+        x0 = int(xs[int(np.argmax(g))])
+        with _arb.precision(_PREC):
+            def G(x):
+                return self.law._arb_pmf(self.c + x) / self._arb_q(x)
+            x, step = x0, max(1, self.t // 64)
+            while step >= 1:   # hill-climb on the concave g (integers), then certify
+                moved = True
+                while moved:
+                    moved = False
+                    for cand in (x - step, x + step):
+                        if cand >= 0 and G(cand) > G(x):
+                            x, moved = cand, True
+                step //= 2
+            gx = G(x)
+            for nb in (x - 1, x + 1):
+                if nb >= 0 and not (gx >= G(nb)):
+                    raise ArithmeticError("could not certify the rejection constant")
+            up = _arb.upper_mpf(gx)
+        return Fraction(math.ceil(up * (1 + mpmath.mpf(2) ** -40) * 2**40), 2**40)
+
+    def _bracket(self, y: np.ndarray):
+        lr = self.law._logpmf(y + self.c) - self._log_q(y) - self._log_m
+        a = np.exp(np.minimum(lr, 0.0))
+        return (np.floor(a * (1 - self.margin) * 2.0**64),
+                np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64))
+
+    def _resolve(self, y: int, u: int, rng) -> bool:
+        scale_bits, prec = 64, 192
+        while True:
+            with _arb.precision(prec):
+                a = self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
+                lo_v = arb(u) / arb(2) ** scale_bits
+                hi_v = arb(u + 1) / arb(2) ** scale_bits
+                if hi_v <= a:
+                    return True
+                if lo_v >= a:
+                    return False
+            u = (u << 64) | int(_words(rng, 1)[0])
+            scale_bits += 64
+            prec += 64
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        out = np.empty(n, dtype=np.int64)
+        pending = np.arange(n)
+        pw = self.proposal.words
+        while pending.size:
+            m = pending.size
+            u = _words(rng, self.round_words * m).reshape(self.round_words, m)
+            y = self.proposal.from_words(u[:pw])
+            t_lo, t_hi = self._bracket(y)
+            uf = u[pw].astype(float)   # rounding of u is covered: decisions use u and u + 2^12
+            accept = (uf + 4096.0) <= t_lo
+            undecided = ~accept & ((uf - 4096.0) < t_hi)
+            for i in np.flatnonzero(undecided):
+                accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
+            out[pending[accept]] = y[accept] + self.c
+            pending = pending[~accept]
+        return out.reshape(shape)
+
+    def describe(self) -> str:
+        return (f"rejection from Lap_Z({self.t}) in digits, M = {float(self.M):.6g}, "
+                f"{self.round_words} words per round")
