@@ -285,15 +285,56 @@ class DigitLaplaceSampler:
                 f"{self.words} words per draw")
 
 
-class GaussianRejectionSampler:
+class _Rejection:
+    """Shared loop of the rejection samplers: every round draws ``round_words`` words per
+    pending draw (the proposal's, then one for the acceptance); :meth:`_accept` decides from
+    the acceptance word, and undecided words go to :meth:`_resolve`, which compares the
+    uniform ``V = (u + further words)/2^64…`` with the exact acceptance probability
+    (:meth:`_arb_acceptance`) in Arb."""
+
+    kind = "rejection"
+    words = None     # varies with the number of rounds (independent of the value)
+    shift = 0
+
+    def _resolve(self, y: int, u: int, rng) -> bool:
+        scale_bits, prec = 64, 192
+        while True:
+            with _arb.precision(prec):
+                a = self._arb_acceptance(y)
+                lo_v = arb(u) / arb(2) ** scale_bits
+                hi_v = arb(u + 1) / arb(2) ** scale_bits
+                if hi_v <= a:
+                    return True
+                if lo_v >= a:
+                    return False
+            u = (u << 64) | int(_words(rng, 1)[0])
+            scale_bits += 64
+            prec += 64
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        out = np.empty(n, dtype=np.int64)
+        pending = np.arange(n)
+        pw = self.proposal.words
+        while pending.size:
+            m = pending.size
+            u = _words(rng, self.round_words * m).reshape(self.round_words, m)
+            y = self.proposal.from_words(u[:pw])
+            accept, undecided = self._accept(y, u[pw])
+            for i in np.flatnonzero(undecided):
+                accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
+            out[pending[accept]] = y[accept] + self.shift
+            pending = pending[~accept]
+        return out.reshape(shape)
+
+
+class GaussianRejectionSampler(_Rejection):
     """Wide ``N_Z(μ, σ²)``: CKS20 Algorithm 3 with a digit ``Lap_Z(t)`` proposal and an exact
     acceptance decided by one word except with probability < 2^-49 (module doc)."""
 
-    kind = "rejection"
-
     def __init__(self, sigma2: Fraction, mu: int = 0):
         self.sigma2 = Fraction(sigma2)
-        self.mu = int(mu)
+        self.mu = self.shift = int(mu)
         self.t = floor_sqrt(self.sigma2) + 1
         self.proposal = DigitLaplaceSampler(Fraction(self.t))
         self.round_words = self.proposal.words + 1
@@ -306,7 +347,6 @@ class GaussianRejectionSampler:
         if a_lo <= eta:
             raise ParameterError("sigma2 too small for the wide-law sampler")
         self.tv = Fraction(3, 2) * eta / (a_lo - eta)
-        self.words = None     # varies with the number of rounds (independent of the value)
 
     def _acceptance_lower(self) -> Fraction:
         """Certified lower bound on the acceptance probability A: with k = ⌊2σ⌋,
@@ -336,39 +376,9 @@ class GaussianRejectionSampler:
         undecided = ~accept & (uf < t_hi)
         return accept, undecided
 
-    def _resolve(self, y: int, u: int, rng) -> bool:
-        """Accept iff V < a(y), V = (u + further words)/2^64…, compared in Arb."""
+    def _arb_acceptance(self, y: int) -> arb:
         num = Fraction(abs(y)) - self._c
-        gamma = num * num / (2 * self.sigma2)
-        scale_bits, prec = 64, 192
-        while True:
-            with _arb.precision(prec):
-                a = (-_arb.to_arb(gamma)).exp()
-                lo_v = arb(u) / arb(2) ** scale_bits
-                hi_v = arb(u + 1) / arb(2) ** scale_bits
-                if hi_v <= a:
-                    return True
-                if lo_v >= a:
-                    return False
-            u = (u << 64) | int(_words(rng, 1)[0])
-            scale_bits += 64
-            prec += 64
-
-    def sample(self, size, rng):
-        shape, n = _count(size)
-        out = np.empty(n, dtype=np.int64)
-        pending = np.arange(n)
-        pw = self.proposal.words
-        while pending.size:
-            m = pending.size
-            u = _words(rng, self.round_words * m).reshape(self.round_words, m)
-            y = self.proposal.from_words(u[:pw])
-            accept, undecided = self._accept(y, u[pw])
-            for i in np.flatnonzero(undecided):
-                accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
-            out[pending[accept]] = y[accept] + self.mu
-            pending = pending[~accept]
-        return out.reshape(shape)
+        return (-_arb.to_arb(num * num / (2 * self.sigma2))).exp()
 
     def describe(self) -> str:
         return (f"rejection from Lap_Z({self.t}) in digits (CKS20 Alg. 3), "
@@ -398,7 +408,7 @@ class DirectSampler:
         return f"the float sampler of {type(self.law).__name__} (numpy), TV not certified"
 
 
-class LogConcaveRejectionSampler:
+class LogConcaveRejectionSampler(_Rejection):
     """Wide symmetric log-concave laws (Skellam): rejection from a digit ``Lap_Z(t)`` proposal
     centred at the law's centre, ``t = ⌊σ⌋ + 1``, accepted with probability
     ``p(y)/(M q(y))``.
@@ -412,12 +422,11 @@ class LogConcaveRejectionSampler:
     words inside the bracket are resolved exactly in Arb with further words, so the
     acceptance is an exact Bernoulli as long as the float bracket holds."""
 
-    kind = "rejection"
     margin = 2.0**-30
 
     def __init__(self, law):
         self.law = law
-        self.c = int(law.center)
+        self.c = self.shift = int(law.center)
         sd = math.sqrt(law.var())
         self.t = int(math.floor(sd)) + 1
         self.proposal = DigitLaplaceSampler(Fraction(self.t))
@@ -429,7 +438,6 @@ class LogConcaveRejectionSampler:
         if a_lo <= eta:
             raise ParameterError("law too narrow for the wide-law sampler")
         self.tv = Fraction(3, 2) * eta / (a_lo - eta)
-        self.words = None
 
     def _log_q(self, x: np.ndarray) -> np.ndarray:
         a = 1.0 / self.t
@@ -462,45 +470,19 @@ class LogConcaveRejectionSampler:
             up = _arb.upper_mpf(gx)
         return Fraction(math.ceil(up * (1 + mpmath.mpf(2) ** -40) * 2**40), 2**40)
 
-    def _bracket(self, y: np.ndarray):
+    def _accept(self, y: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(accepted, undecided) against a float bracket of p(y)/(M q(y)); the float value
+        of ``u`` is within 2^11 of ``u``, covered by comparing ``u ± 2^12``."""
         lr = self.law._logpmf(y + self.c) - self._log_q(y) - self._log_m
         a = np.exp(np.minimum(lr, 0.0))
-        return (np.floor(a * (1 - self.margin) * 2.0**64),
-                np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64))
+        t_lo = np.floor(a * (1 - self.margin) * 2.0**64)
+        t_hi = np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64)
+        uf = u.astype(float)
+        accept = (uf + 4096.0) <= t_lo
+        return accept, ~accept & ((uf - 4096.0) < t_hi)
 
-    def _resolve(self, y: int, u: int, rng) -> bool:
-        scale_bits, prec = 64, 192
-        while True:
-            with _arb.precision(prec):
-                a = self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
-                lo_v = arb(u) / arb(2) ** scale_bits
-                hi_v = arb(u + 1) / arb(2) ** scale_bits
-                if hi_v <= a:
-                    return True
-                if lo_v >= a:
-                    return False
-            u = (u << 64) | int(_words(rng, 1)[0])
-            scale_bits += 64
-            prec += 64
-
-    def sample(self, size, rng):
-        shape, n = _count(size)
-        out = np.empty(n, dtype=np.int64)
-        pending = np.arange(n)
-        pw = self.proposal.words
-        while pending.size:
-            m = pending.size
-            u = _words(rng, self.round_words * m).reshape(self.round_words, m)
-            y = self.proposal.from_words(u[:pw])
-            t_lo, t_hi = self._bracket(y)
-            uf = u[pw].astype(float)   # rounding of u is covered: decisions use u and u + 2^12
-            accept = (uf + 4096.0) <= t_lo
-            undecided = ~accept & ((uf - 4096.0) < t_hi)
-            for i in np.flatnonzero(undecided):
-                accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
-            out[pending[accept]] = y[accept] + self.c
-            pending = pending[~accept]
-        return out.reshape(shape)
+    def _arb_acceptance(self, y: int) -> arb:
+        return self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
 
     def describe(self) -> str:
         return (f"rejection from Lap_Z({self.t}) in digits, M = {float(self.M):.6g}, "
