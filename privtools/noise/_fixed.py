@@ -49,7 +49,8 @@ from privtools.certified.balls import arb
 from privtools.errors import ParameterError
 
 __all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
-           "DigitLaplaceSampler", "GaussianRejectionSampler", "DirectSampler",
+           "DigitLaplaceSampler", "GaussianRejectionSampler", "LogConcaveRejectionSampler",
+           "DirectSampler", "floor_sqrt",
            "MAX_TABLE", "TAIL_MASS"]
 
 #: Largest table the default path builds (points of the certified support).
@@ -334,7 +335,7 @@ class GaussianRejectionSampler(_Rejection):
 
     def __init__(self, sigma2: Fraction, mu: int = 0):
         self.sigma2 = Fraction(sigma2)
-        self.mu = self.shift = int(mu)
+        self.shift = int(mu)
         self.t = floor_sqrt(self.sigma2) + 1
         self.proposal = DigitLaplaceSampler(Fraction(self.t))
         self.round_words = self.proposal.words + 1

@@ -91,7 +91,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _check_sampling(self) -> None:
         if self.scale > _MAX_FLOAT_SAMPLING_SCALE:
             raise ParameterError(
-                f"scale={float(self.scale):.3g} is beyond the float sampler's range "
+                f"scale={float(self.scale):.3g} is beyond the default sampler's range "
                 f"(<= 2**50); use exact=True"
             )
 

@@ -116,7 +116,7 @@ class Skellam(SymmetricIntegerDistribution):
     def _check_sampling(self) -> None:
         v = self.variance
         if v > _MAX_FLOAT_SAMPLING_VAR:
-            raise ParameterError(f"var={float(v):.3g} is beyond the Poisson sampler's range "
+            raise ParameterError(f"var={float(v):.3g} is beyond the default sampler's range "
                                  "(2**60); use exact methods")
 
     def _wide_sampler(self):
