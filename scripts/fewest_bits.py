@@ -23,6 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import mpmath
+from _machine import cpu_model  # sibling module
 
 from privtools.certified import ends
 from privtools.planning import fewest_bits, total_noise_tail
@@ -154,14 +155,7 @@ def paper_fail(rows: list[dict]) -> str:
 
 
 def build(rows: list[dict], seconds: float, quick: bool) -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     cmd = COMMAND + (" --quick" if quick else "")
     return "\n".join([
         "# Fewest bits per user message (paper 000, Theorems 1, 2, 4)",

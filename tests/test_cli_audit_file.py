@@ -42,6 +42,11 @@ MECHANISMS = textwrap.dedent('''
         return ["yes" if t else "no" for t in np.where(keep, truth, not truth)]
 
 
+    def textbook_laplace(dataset, size, rng):
+        # the sum plus float Laplace noise of scale 1/ε: private in real arithmetic only
+        return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size)
+
+
     def total(outputs):
         return np.asarray(outputs).sum(axis=1)
 
@@ -131,6 +136,22 @@ def test_features_file_hashable_outputs_and_stop_early(mech):
     res = _audit(mech("randomised_response"), "--d", "[1]", "--d-prime", "[0]", *SMALL,
                  "--epsilon", "1.2", "--learners", "none")
     assert res.exit_code == 0 and "PASS" in res.stdout, res.output
+
+
+def test_bits_audits_the_doubles_returned_and_finds_the_textbook_float_leak(mech):
+    # Mironov 2012: x + Laplace noise in doubles reveals x through the low mantissa bits
+    args = ["--d", "[0]", "--d-prime", "[1]", "--samples", "50000", "--seed", "1",
+            "--learners", "none"]
+    reals = _audit(mech("textbook_laplace"), *args, "--json")
+    assert reals.exit_code == 0, reals.output
+    assert _strict_json(reals.stdout)["verdict"] == "pass"
+    bits = _audit(mech("textbook_laplace"), *args, "--bits")
+    assert bits.exit_code == 1, bits.output
+    out = " ".join(bits.stdout.split())
+    assert "FAIL" in out and "with events on their float bits" in out
+    # --bits reads the outputs of a --mechanism-file only
+    res = runner.invoke(app, ["audit", "--sampler", "laplace", "--scale", "2", "--bits"])
+    assert res.exit_code == 2 and "--bits" in res.output and "Traceback" not in res.output
 
 
 def test_inconclusive_exits_1(mech):

@@ -40,6 +40,9 @@ DPSNIPER = ["Laplace", "TruncatedGeometric", "NoisyHist1", "NoisyHist2", "Report
             "SVT34Parallel", "PrefixSum", "NumericalSVT"]
 STATDP_BASES = ["NoisyMax-v1a", "NoisyMax-v1b", "NoisyMax-v2a", "NoisyMax-v2b", "Histogram",
                 "Histogram-eps", "SVT", "iSVT1", "iSVT2", "iSVT3", "iSVT4"]
+FLOATS = ["FloatLaplaceInversion", "FloatLaplaceLogUniform", "FloatLaplaceExpDiff",
+          "FloatLaplaceFullUniform", "FloatGaussBoxMuller", "FloatGaussPolar",
+          "FloatGaussZiggurat", "LaplaceNoiseTruncated", "LaplaceOutputRounded", "Snapping"]
 PUBLISHED = dict(zip(DPSNIPER, [0.0968, 0.1156, 0.0978, 4.602, 0.0923, 0.0975, 0.2478, 0.3463,
                                 0.0858, 0.0859, 0.1716, 0.1687, 1.761, 0.2720, 0.2930, 0.5978,
                                 0.0350, 0.2610, 0.5040, 0.0343]))
@@ -52,7 +55,7 @@ def _kind(name: str) -> tuple[str, np.dtype]:
                 "NoisyMax-v2a"):
         return "scalar", np.dtype(np.int64)
     if base in ("Laplace", "ReportNoisyMax3", "ReportNoisyMax4", "NoisyMax-v1b",
-                "NoisyMax-v2b"):
+                "NoisyMax-v2b") or base in FLOATS:
         return "scalar", np.dtype(np.float64)
     if base in ("Rappor", "OneTimeRappor"):
         return "bits", np.dtype(bool)
@@ -73,7 +76,8 @@ def test_registry_is_complete():
     assert [m.name for m in zoo.dpsniper_suite()] == DPSNIPER
     assert [m.name for m in zoo.statdp_suite()] == [
         f"{b}@{e}" for e in zoo.STATDP_EPSILONS for b in STATDP_BASES]
-    assert len(zoo.ZOO) == 20 + 11 * 3
+    assert [m.name for m in zoo.float_suite()] == FLOATS
+    assert len(zoo.ZOO) == 20 + 11 * 3 + 10
     assert all(zoo.get(n) is zoo.ZOO[n] for n in zoo.ZOO)
 
 
@@ -81,13 +85,18 @@ def test_registry_is_complete():
 def test_entry_is_well_formed_and_consistent(name):
     m = zoo.get(name)
     assert m.name == name and m.source and m.relation in zoo.RELATIONS
-    assert m.suite == ("statdp" if "@" in name else "dpsniper")
+    assert m.suite == ("statdp" if "@" in name else "floats" if name in FLOATS else "dpsniper")
     if m.true_epsilon is not None:
         assert m.private == (m.true_epsilon <= m.epsilon + 1e-12)
     else:
         assert not m.private
     assert m.dpsniper == PUBLISHED.get(name)
-    assert m.epsilon == (0.1 if m.suite == "dpsniper" else float(name.split("@")[1]))
+    if m.suite == "floats":
+        assert 0.5 <= m.epsilon < 0.5 + 1e-9 and m.witness == ((0,), (1,))
+        assert m.delta == (1e-5 if "Gauss" in name else 0.0)
+    else:
+        assert m.epsilon == (0.1 if m.suite == "dpsniper" else float(name.split("@")[1]))
+        assert m.delta == 0.0 and m.witness is None
     assert m.pairs and all(isinstance(d, tuple) for d in m.datasets)
     for d, d2 in m.pairs:
         assert len(d) == len(d2) and (d2, d) in m.pairs

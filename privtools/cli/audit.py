@@ -73,7 +73,7 @@ MODE_OPTIONS = {
     "mechanism": ("epsilon", "n", "horizon", "s", "delta"),
     "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
-                       "features", "learners", "workers", "stop_early"),
+                       "features", "learners", "workers", "stop_early", "bits"),
 }
 SEARCH_OPTIONS = ("datasets", "neighbours", "budget")
 EXACT_SAMPLERS = ("laplace", "gaussian")
@@ -116,6 +116,10 @@ def audit(
     stop_early: bool = typer.Option(False, "--stop-early", help="--mechanism-file audit: "
                                     "look at the test draws at ¼, ½ and all (α split "
                                     "α/4, α/4, α/2) and stop at the first failing look"),
+    bits: bool = typer.Option(False, "--bits", help="--mechanism-file: also try events on "
+                              "the IEEE-754 encoding of float outputs (lowest mantissa bits, "
+                              "binades, power-of-two lattices): audits the doubles returned, "
+                              "not the real-arithmetic algorithm (Mironov 2012)"),
     n: int = typer.Option(16, help="users per batch (mechanism mode)"),
     horizon: int = typer.Option(10**6, help="horizon T; the plan uses p = 1/T"),
     s: str = typer.Option("1", help="Skellam / discrete Gaussian scale s >= 1"),
@@ -152,7 +156,7 @@ def audit(
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
         job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
-                        budget, features, learners, workers, samples)
+                        budget, features, learners, workers, samples, bits)
         _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta
@@ -443,7 +447,7 @@ def _search_data(d, datasets, neighbours: str) -> list:
 
 
 def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
-              learners, workers, samples) -> dict:
+              learners, workers, samples, bits=False) -> dict:
     """Every option of a --mechanism-file audit checked, then the user's file(s) run."""
     from privtools.cli import checks
     from verification.audit import RELATIONS
@@ -455,7 +459,8 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
     checks.at_most("epsilon", eps, 1000, "no sample can certify an ε that large (10⁸ draws "
                    "per dataset certify at most ε ≈ 18)")
     job = {"spec": spec, "epsilon": float(eps), "delta": 0.0 if delta is None else delta,
-           "search": d_prime is None, "learners": _learners(learners), "workers": workers}
+           "search": d_prime is None, "learners": _learners(learners), "workers": workers,
+           "bits": bool(bits)}
     checks.int_range("workers", workers, 1, MAX_WORKERS)
     if not job["search"]:
         if d is None:
@@ -524,12 +529,14 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
                     job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
                     max_datasets=len(job["data"]), features=job["features"],
                     learners=learners, executor=executor, progress=tick,
-                    search_learners=("logistic",) if "logistic" in learners else learners[:1])
+                    search_learners=("logistic",) if "logistic" in learners else learners[:1],
+                    bits=job["bits"])
             else:
                 res = audit_mechanism(job["mechanism"], job["d"], job["d_prime"],
                                       job["epsilon"], job["samples"], seed, job["delta"], alpha,
                                       features=job["features"], learners=learners,
-                                      executor=executor, stop_early=stop_early, progress=tick)
+                                      executor=executor, stop_early=stop_early, progress=tick,
+                                      bits=job["bits"])
     finally:
         if bar:
             bar.stop()
@@ -552,17 +559,18 @@ def _print_file_result(job: dict, res, seed: int, alpha: float) -> None:
     claim = f"ε = {job['epsilon']:g}" + (f", δ = {job['delta']:g}" if job["delta"] else "")
     c = audit.counts
     tested = _tested(c)
+    kind = audit.output_type + (" (with events on their float bits)" if job["bits"] else "")
     if job["search"]:
         out.print(escape(f"{job['spec']}: search over {res.pairs} {job['neighbours']} pairs "
                          f"of {len(job['data'])} dataset(s); claim {claim}"))
         out.print(escape(f"{res.search_draws:,} draws chose the pair and the event; {tested} "
-                         f"fresh draws tested it; outputs: {audit.output_type}"))
+                         f"fresh draws tested it; outputs: {kind}"))
     else:
         out.print(escape(f"{job['spec']}: d = {_short(job['d'])}, d' = "
                          f"{_short(job['d_prime'])}; claim {claim}"))
         out.print(escape(f"{audit.n_samples:,} draws per dataset: "
                          f"{audit.selection.get('n_train', 0):,} chose the event, {tested} "
-                         f"fresh draws tested it; outputs: {audit.output_type}"))
+                         f"fresh draws tested it; outputs: {kind}"))
     p_value = f"p = {audit.p_value:.3g}" if audit.p_value > 0 else "p < 1e-300"
     text = (f"ε ≥ {res.epsilon_lower:.4g} with confidence {1 - alpha:g} (claim {claim}; "
             f"{p_value})")

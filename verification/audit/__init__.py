@@ -8,8 +8,9 @@ Three questions a user brings with their own code:
 * :func:`audit_mechanism` — ``mechanism(dataset, size, rng)`` claims (ε, δ)-DP: an event is
   chosen on some draws and tested on fresh ones, giving an honest ε lower confidence bound
   (:mod:`.mechanism`). Outputs may be integers, floats, vectors or hashable values
-  (:mod:`.outputs`); events count exact outcomes, cut one coordinate, or threshold a learned
-  classifier score (:mod:`.select`, :mod:`.events`).
+  (:mod:`.outputs`); events count exact outcomes, cut one coordinate, threshold a learned
+  classifier score or — with ``bits=True`` — read the IEEE-754 bits of float outputs
+  (:mod:`.select`, :mod:`.events`, :mod:`.bits`).
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -19,7 +20,7 @@ with the same result (:mod:`.draws`). No audit can prove privacy — a pass only
 sample did not show a violation; the exact half (``verification.divergence``) proves.
 """
 
-from .events import Column, Event, Score, Value, Whole
+from .events import Binade, BitClass, Column, Event, Lattice, LowBits, Score, Value, Whole
 from .mechanism import MechanismAudit, audit_mechanism
 from .neighbours import RELATIONS, add_remove, query_patterns, replace_one
 from .outputs import Outputs, as_outputs
@@ -37,6 +38,10 @@ __all__ = [
     "Value",
     "Column",
     "Score",
+    "LowBits",
+    "Binade",
+    "Lattice",
+    "BitClass",
     "Outputs",
     "as_outputs",
     "LEARNERS",

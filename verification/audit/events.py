@@ -9,6 +9,14 @@ An :class:`Event` reads a *view* of the output and keeps a rule on it:
   (view ≥ ``threshold``), ``"le"`` (view ≤ ``threshold``) or ``"set"`` (view in a union of
   ``intervals``).
 
+Bit-level views read the IEEE-754 binary64 encoding of a float output (the output itself,
+or coordinate ``j`` of a vector output; :mod:`verification.audit.bits`): its lowest mantissa
+bits (:class:`LowBits`), its binade (:class:`Binade`), the finest power-of-two lattice that
+holds it (:class:`Lattice`) and representation classes — binade with low bits or with
+trailing zeros (:class:`BitClass`). They see what real arithmetic cannot: a float mechanism
+whose outputs on one dataset lie on a coarser lattice than on the other (Mironov, "On
+significance of the least significant bits for differential privacy", CCS 2012).
+
 ``direction`` says which dataset the event favours (``"d"`` or ``"d_prime"``). Events are
 chosen on draws that are never used to test them (``verification.audit.select``).
 """
@@ -20,9 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import bits as _bits
 from .outputs import FeatureMap, Outputs, as_outputs
 
-__all__ = ["Event", "Whole", "Value", "Column", "Total", "Count", "Score"]
+__all__ = ["Event", "Whole", "Value", "Column", "Total", "Count", "Score", "LowBits",
+           "Binade", "Lattice", "BitClass"]
 
 
 def _fmt(x) -> str:
@@ -118,6 +128,156 @@ class Score:
         return f"{self.learner} score"
 
 
+# ----------------------------------------------------------------- bit-level views
+def _listed(values, limit: int = 8) -> str:
+    if len(values) <= limit:
+        return "{" + ", ".join(values) + "}"
+    return "{" + ", ".join(values[:3]) + ", …}"
+
+
+class _FloatBits:
+    """What the bit views share: the floats they read (the output, or coordinate ``j``) and
+    the phrase of a set event over labelled codes."""
+
+    def floats(self, outputs: Outputs) -> np.ndarray:
+        if self.j is None:
+            return outputs.data
+        return outputs.columns()[:, self.j]
+
+    def where(self) -> str:
+        return "the output" if self.j is None else f"output[{self.j}]"
+
+    def _set_phrase(self, event, verb: str, noun: str) -> str:
+        vals = tuple(event.values)
+        if len(vals) <= 8:
+            return f"{self.name()} {verb} in {_listed(vals)}"
+        return (f"{self.name()} {verb} one of {len(vals)} {noun} chosen by estimated "
+                f"likelihood ratio ({', '.join(vals[:3])}, …)")
+
+
+@dataclass(frozen=True)
+class LowBits(_FloatBits):
+    """The ``k`` lowest bits of the mantissa field of a float output (``k = 1``: its parity),
+    a categorical view; NaN and ±inf are values of their own."""
+
+    k: int
+    j: int | None = None
+
+    def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        return _bits.low_bits(self.floats(outputs), self.k)
+
+    def name(self) -> str:
+        if self.k == 1:
+            return f"the lowest mantissa bit of {self.where()}"
+        return f"the lowest {self.k} mantissa bits of {self.where()}"
+
+    def label(self, code: int) -> str:
+        return _bits.special_label(code) or format(int(code), f"0{self.k}b")
+
+    def phrase(self, event) -> str:
+        if self.k == 1 and tuple(event.values) in (("1",), ("0",)):
+            parity = "odd" if event.values[0] == "1" else "even"
+            return f"the mantissa of {self.where()} is {parity}"
+        return self._set_phrase(event, "are" if self.k > 1 else "is", "patterns")
+
+
+@dataclass(frozen=True)
+class Binade(_FloatBits):
+    """The signed binade ``±[2^e, 2^(e+1))`` of a float output (zero, −0.0, NaN and ±inf are
+    values of their own), a categorical view."""
+
+    j: int | None = None
+
+    def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        return _bits.binade_code(self.floats(outputs))
+
+    def name(self) -> str:
+        return f"the binade of {self.where()}"
+
+    def label(self, code: int) -> str:
+        return _bits.binade_label(code)
+
+    def phrase(self, event) -> str:
+        return self._set_phrase(event, "is", "binades")
+
+
+@dataclass(frozen=True)
+class Lattice(_FloatBits):
+    """The exponent ``t`` of the lowest set bit of a float output — the largest ``t`` with the
+    output in ``2^t·ℤ`` (``+inf`` for zero, NaN for non-finite outputs, which no event of
+    this view contains). ``t ≥ a`` reads "the output is a multiple of 2^a"."""
+
+    j: int | None = None
+
+    def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        return _bits.lowest_set_bit(self.floats(outputs))
+
+    def name(self) -> str:
+        return f"the lowest set bit of {self.where()}"
+
+    def phrase(self, event) -> str:
+        where = self.where()
+        if event.kind == "ge":
+            t = event.threshold
+            return f"{where} is zero" if math.isinf(t) else \
+                f"{where} is a multiple of 2^{int(t)}"
+        if event.kind == "le":
+            return f"{where} is not a multiple of 2^{int(event.threshold) + 1}"
+        pieces = []
+        for lo, hi in event.intervals[:6]:
+            if math.isinf(hi):
+                pieces.append(f"t >= {int(lo)}")
+            elif hi - lo <= 1:
+                pieces.append(f"t = {int(lo)}")
+            else:
+                pieces.append(f"{int(lo)} <= t <= {int(math.ceil(hi)) - 1}")
+        more = f" or … ({len(event.intervals)} ranges)" if len(event.intervals) > 6 else ""
+        return f"{self.name()} is 2^t with " + " or ".join(pieces) + more
+
+
+@dataclass(frozen=True)
+class BitClass(_FloatBits):
+    """A representation class of a float output: its signed binade together with either its
+    ``low`` lowest mantissa bits or the count of trailing zero bits of its mantissa field
+    capped at ``zeros`` (the lattice it lies on within its binade). Sets of classes seen
+    under one dataset and (almost) never under the other are the "reachable from d" events
+    of a float mechanism."""
+
+    low: int = 0
+    zeros: int = 0
+    j: int | None = None
+
+    def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        x = self.floats(outputs)
+        b = _bits.binade_code(x)
+        if self.low:
+            code = b * (1 << self.low) + _bits.low_bits(x, self.low)
+        else:
+            code = b * 64 + np.minimum(_bits.trailing_zeros(x), self.zeros)
+        bad = b < 0
+        code[bad] = b[bad]
+        return code
+
+    def name(self) -> str:
+        if self.low:
+            return f"the binade and lowest {self.low} mantissa bits of {self.where()}"
+        return f"the binade and trailing zero bits of {self.where()}"
+
+    def label(self, code: int) -> str:
+        code = int(code)
+        if code < 0:
+            return _bits.special_label(code)
+        if self.low:
+            b, r = divmod(code, 1 << self.low)
+            return f"{_bits.binade_label(b)} ending in {format(r, f'0{self.low}b')}"
+        b, z = divmod(code, 64)
+        zs = f">= {z}" if z >= self.zeros else str(z)
+        return f"{_bits.binade_label(b)} with {zs} trailing zero bit{'' if z == 1 else 's'}"
+
+    def phrase(self, event) -> str:
+        return self._set_phrase(event, "are", "classes")
+
+
 @dataclass(frozen=True, eq=False)
 class Event:
     """An output event (see the module doc). ``values`` holds the outputs of a ``"set"``
@@ -155,6 +315,9 @@ class Event:
         return ok & (v < hi[np.clip(idx, 0, None)])
 
     def describe(self) -> str:
+        phrase = getattr(self.view, "phrase", None)
+        if phrase is not None:
+            return phrase(self)
         name = self.view.name()
         if self.kind == "ge":
             return f"{name} >= {_fmt(self.threshold)}"

@@ -172,7 +172,8 @@ def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, 
 
 
 def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, alpha, *,
-              features=None, learners=LEARNERS, stop_early=False, samples=None):
+              features=None, learners=LEARNERS, stop_early=False, samples=None,
+              bits=False):
     """The audit on a :class:`Draws`; ``samples`` may hold selection draws already taken.
 
     The test split has ``n_samples − n_train`` draws per dataset — for pure DP a Poisson
@@ -184,7 +185,7 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
     else:
         A, B = samples
     choice: Choice = choose_event(A, B, n_test, alpha, delta, features=features,
-                                  learners=learners, seed=draws.seed % (2**32))
+                                  learners=learners, seed=draws.seed % (2**32), bits=bits)
     selection = {"n_train": A.outputs.n, "family": choice.family,
                  "projected_epsilon_lower": choice.projected,
                  "families": {k: v for k, v in choice.considered}, "notes": choice.notes}
@@ -224,7 +225,8 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
                     delta=0.0, alpha: float = 0.01, *, n_train: int | None = None,
                     features: Callable | None = None, learners=LEARNERS,
                     executor=None, stop_early: bool = False,
-                    progress: Callable[[int], None] | None = None) -> MechanismAudit:
+                    progress: Callable[[int], None] | None = None,
+                    bits: bool = False) -> MechanismAudit:
     """Empirical lower confidence bound on the ε of ``mechanism`` between ``d`` and
     ``d_prime``, and a verdict on the claim (``epsilon``, ``delta``).
 
@@ -237,6 +239,15 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     classifiers (``()`` for none).
     ``executor`` spreads the draws (see :mod:`verification.audit.draws`); the result does
     not depend on it. ``progress(k)`` is called after each chunk of ``k`` draws.
+
+    ``bits=True`` also proposes events on the IEEE-754 encoding of float outputs (lowest
+    mantissa bits, binades, power-of-two lattices, representation classes; see
+    :mod:`verification.audit.select`): the float *implementation* is then audited, not only
+    the real-arithmetic algorithm it simulates. Most mechanisms that add float noise to
+    ``f(d)`` are not ε-DP for any finite ε at that level (Mironov, CCS 2012: e.g. on
+    ``f(d) = 1`` every output of magnitude below 1/2 is a multiple of 2^-53, on ``f(d) = 0``
+    not), so leave it off to audit the algorithm, turn it on to audit the floats. The
+    event is still chosen on selection draws only, so the test keeps its level.
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
@@ -253,11 +264,14 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
                              f"{n_train}, n_samples = {n_samples}")
     if features is not None and not callable(features):
         raise ParameterError("features must be callable as features(outputs) -> array")
+    if not isinstance(bits, (bool, np.bool_)):
+        raise ParameterError(f"bits must be True or False, got {bits!r}")
     learners = check_learners(learners)
     seed = root_seed(rng)
     with Draws(mechanism, seed, executor, progress) as draws:
         return run_audit(draws, d, d_prime, eps_claim, delta_f, n_samples, n_train, alpha,
-                         features=features, learners=learners, stop_early=stop_early)
+                         features=features, learners=learners, stop_early=stop_early,
+                         bits=bool(bits))
 
 
 def check_learners(learners) -> tuple:

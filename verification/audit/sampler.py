@@ -10,7 +10,12 @@ certified :class:`~verification.exact.ExactPMF`, a frozen ``scipy.stats`` distri
   privacy lives: noise whose tails are too light leaks) and a moments test (mean and
   variance, the most powerful view of a small change of scale).
 * Continuous scipy laws: the Kolmogorov–Smirnov test, the same tail ladder read through
-  the law's ``sf``/``cdf``, and the moments test when the law has a fourth moment.
+  the law's ``sf``/``cdf``, and the moments test when the law has a fourth moment; with
+  ``bits=True`` also a bit test of the draws' IEEE-754 encoding (:func:`_bits_test`): a law
+  with a density, rounded to the doubles, puts the low bits of the mantissa uniformly
+  within every binade, so a binade whose draws sit on a coarser lattice than its ulp, or
+  low bits that are not uniform, show a float sampler that does not reach the doubles its
+  law reaches (Mironov, CCS 2012).
 * Tables over other values (strings, tuples, floats): a G-test over the values.
 
 The p-values are combined by Bonferroni, so the overall false-alarm rate is at most
@@ -34,6 +39,7 @@ from privtools.noise import IntegerDistribution
 from privtools.validation import as_rng, check_int
 
 from ..gof import _TableLaw, g_test
+from .bits import binade_code, binade_label, low_bits, trailing_zeros
 from .stats import check_alpha
 
 __all__ = ["SamplerAudit", "audit_sampler"]
@@ -320,7 +326,8 @@ def _moments_test(x: np.ndarray, law: _Law | None, moments=None) -> dict:
 
 
 def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha: float = 0.01,
-                  *, progress: Callable[[int], None] | None = None) -> SamplerAudit:
+                  *, progress: Callable[[int], None] | None = None,
+                  bits: bool = False) -> SamplerAudit:
     """Test the claim that ``sampler(size, rng)`` draws i.i.d. from ``reference``.
 
     ``reference``: a privtools distribution (e.g. ``Skellam(100)``), an
@@ -333,9 +340,18 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     required; with too few samples for the G-test to resolve the law the verdict is
     ``"inconclusive"`` (never a pass). ``progress(k)`` is called after each chunk of ``k``
     draws when given (the sampler is then called in chunks with the same ``rng``).
+
+    ``bits=True`` (continuous scipy laws only) adds the bit test of :func:`_bits_test` to
+    the Bonferroni combination: it fails float samplers whose draws lie on a coarser
+    lattice than the doubles of their binade — a difference of exponentials near 0, a
+    uniform of too few bits, ``loc + scale·Z`` far below ``|loc|``, float32 draws — which
+    at the precision of the doubles do not follow the law (their outputs are *not* the law
+    rounded to the nearest double).
     """
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(size, rng)")
+    if not isinstance(bits, (bool, np.bool_)):
+        raise ParameterError(f"bits must be True or False, got {bits!r}")
     continuous = _is_scipy(reference, st.rv_continuous)
     table = isinstance(reference, dict) and not _integer_keys(_check_table(reference))
     law = None if continuous or table else _Law(reference)
@@ -344,9 +360,12 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     if n_samples < 1000:
         raise ParameterError(f"n_samples must be >= 1000 for a meaningful audit, got {n_samples}")
     gen = as_rng(rng)
+    if bits and not continuous:
+        raise ParameterError("bits=True needs a continuous scipy.stats reference (the bit "
+                             "test reads the doubles a continuous law reaches)")
     if continuous:
         x = _draw(sampler, (), n_samples, gen, "sampler", progress, _as_float_samples)
-        return _audit_continuous(x, reference, alpha)
+        return _audit_continuous(x, reference, alpha, bool(bits))
     if table:
         x = _draw(sampler, (), n_samples, gen, "sampler", progress, _as_objects)
         return _audit_table(x, _check_table(reference), alpha)
@@ -410,7 +429,71 @@ def _combine(tests: dict, alpha: float, n: int, name: str) -> SamplerAudit:
     return SamplerAudit(passed, "pass" if passed else "fail", p, alpha, n, name, tests, reason)
 
 
-def _audit_continuous(x: np.ndarray, ref, alpha: float) -> SamplerAudit:
+# Depths j of the lattice test: "at least j trailing zero bits" has probability 2^-j.
+_BIT_DEPTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+_MAX_LOW_BITS = 8            # low bits of the pooled uniformity test (fewer on small samples)
+_NORMAL_MIN = 2.0**-1022     # subnormals have no binade of their own and are left out
+_SKIP = 1                    # the parity bit, biased by the last rounding, is not read
+
+
+def _bits_test(x: np.ndarray) -> dict:
+    """Bit test of float draws against a law with a density, at the precision of doubles.
+
+    Rounded to the doubles, a law with a density ``p`` gives every double of a binade
+    ``[2^e, 2^(e+1))`` a probability ``∫ p`` over its rounding cell of width ``2^(e−52)``;
+    over ``2^j`` consecutive doubles ``p`` changes by a relative ``|p'/p|·2^(e−52+j)`` —
+    below 2^-30 for any law and binade a sampler reaches in practice — so within each
+    binade the mantissa field is uniform to that precision. A sampler's last operation
+    rounds once more (``σ ⊗ Z``, ``b ⊗ ln U``): when the exact result has only a few bits
+    beyond the 53 kept, ties are frequent and round-half-to-even makes the mantissa even
+    more often than not (``3 ⊗ Z`` is even with probability ≈ 0.7), but a round-to-nearest
+    of a value uniform on a finer grid leaves every bit *above* the parity bit uniform. So
+    the test reads the field without its lowest bit (``_SKIP``):
+
+    * its bits ``1..j`` are all zero with probability ``2^-j`` (``j`` in ``_BIT_DEPTHS``):
+      one exact binomial upper-tail test per (binade, j), Bonferroni over all of them — a
+      sampler whose draws in some binade lie on the lattice ``2^(e−51+j)ℤ`` fails it with
+      p ≈ 2^-(j·count);
+    * its bits ``1..k`` (``k <= 8``, at least 10 expected draws per pattern) are uniform
+      over all binades pooled: a χ² test with ``2^k − 1`` degrees of freedom.
+
+    The p-value is twice the smaller (Bonferroni over the two). Zero and subnormal draws
+    (probability ≈ 0 under a law with a density at any reachable scale) are left out. A
+    lattice one bit coarser than the ulp (numpy's ``random()`` on ``[1/4, 1/2)``) is below
+    what this test reads."""
+    x = x[np.abs(x) >= _NORMAL_MIN]
+    n = x.size
+    if n < 20:
+        return {"p_value": 1.0, "note": "fewer than 20 normal non-zero draws"}
+    codes, inv = np.unique(binade_code(x), return_inverse=True)
+    tz = trailing_zeros(x, skip=_SKIP)
+    total = np.bincount(inv, minlength=codes.size)
+    rows, p_min, tests = [], 1.0, 0
+    for j in _BIT_DEPTHS:
+        hits = np.bincount(inv, weights=(tz >= j), minlength=codes.size).astype(np.int64)
+        q = 2.0**-j
+        p = st.binom.sf(hits - 1, total, q)
+        tests += codes.size
+        i = int(np.argmin(p))
+        if p[i] < p_min or not rows:
+            p_min = min(p_min, float(p[i]))
+            rows.append({"binade": binade_label(codes[i]), "draws": int(total[i]),
+                         "zero_bits_above_parity_at_least": j, "observed": int(hits[i]),
+                         "expected": float(total[i] * q), "p_value": float(p[i])})
+    p_lattice = min(1.0, tests * p_min)
+    k = int(min(_MAX_LOW_BITS, math.floor(math.log2(n / 10))))
+    counts = np.bincount(low_bits(x, k, skip=_SKIP), minlength=1 << k).astype(float)
+    expected = n / (1 << k)
+    chi2 = float(((counts - expected) ** 2).sum() / expected)
+    p_low = float(st.chi2.sf(chi2, (1 << k) - 1))
+    worst = sorted(rows, key=lambda r: r["p_value"])[:3]
+    return {"p_value": min(1.0, 2 * min(p_lattice, p_low)),
+            "lattice": {"p_value": p_lattice, "tests": tests, "worst": worst},
+            "low_bits": {"p_value": p_low, "bits": k, "statistic": chi2,
+                         "dof": (1 << k) - 1}}
+
+
+def _audit_continuous(x: np.ndarray, ref, alpha: float, bits: bool = False) -> SamplerAudit:
     n, name = x.size, _name(ref)
     bad = int((~np.isfinite(x)).sum())
     if bad:
@@ -423,6 +506,8 @@ def _audit_continuous(x: np.ndarray, ref, alpha: float) -> SamplerAudit:
     if all(math.isfinite(v) for v in (mean, var, kurt)) and var > 0:
         mu4 = (kurt + 3.0) * var * var
         tests["moments"] = _moments_test(x, None, (mean, var, mu4))
+    if bits:
+        tests["bits"] = _bits_test(x)
     return _combine(tests, alpha, n, name)
 
 

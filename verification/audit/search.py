@@ -163,7 +163,7 @@ class _Arm:
     def n(self) -> int:
         return sum(p.outputs.n for p in self.a)
 
-    def rate(self, alpha, delta, features, learners, seed, n_goal):
+    def rate(self, alpha, delta, features, learners, seed, n_goal, bits=False):
         """Estimated ε: an event chosen on one half of the draws, and the bound its counts
         on the other half project for a confirmation of ``n_goal`` draws (so a pair whose
         leak lives in rare outputs is judged at the size that will test it)."""
@@ -171,7 +171,7 @@ class _Arm:
         h = A.outputs.n // 2
         (A1, A2), (B1, B2) = A.split(h), B.split(h)
         choice = choose_event(A1, B1, n_goal, alpha, delta,
-                              features=features, learners=learners, seed=seed)
+                              features=features, learners=learners, seed=seed, bits=bits)
         if choice.event is None:
             self.score = -math.inf
             return
@@ -187,7 +187,8 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
                           max_datasets: int = 20,
                           max_pairs: int = 64, features: Callable | None = None,
                           learners=LEARNERS, search_learners=("logistic",), executor=None,
-                          progress: Callable[[int], None] | None = None) -> Counterexample:
+                          progress: Callable[[int], None] | None = None,
+                          bits: bool = False) -> Counterexample:
     """Find the neighbouring pair and event with the largest estimated ε, and test the
     claim (``epsilon``, ``delta``) on it with fresh draws.
 
@@ -201,7 +202,9 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     chosen pair in all (its search draws plus the confirmation's mean; the confirmation of
     a pure-DP claim draws a Poisson number with that mean). ``search_learners`` are the
     classifiers
-    tried while ranking pairs; ``learners`` those tried for the final event.
+    tried while ranking pairs; ``learners`` those tried for the final event. ``bits=True``
+    adds the bit-level events on float outputs, in the ranking and the final choice
+    (see :func:`verification.audit.audit_mechanism`).
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
@@ -218,6 +221,8 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     learners, search_learners = check_learners(learners), check_learners(search_learners)
     if features is not None and not callable(features):
         raise ParameterError("features must be callable as features(outputs) -> array")
+    if not isinstance(bits, (bool, np.bool_)):
+        raise ParameterError(f"bits must be True or False, got {bits!r}")
     seed = root_seed(rng)
     data = _datasets(datasets, max_datasets, seed)
     if not data:
@@ -239,7 +244,8 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
                 spent += 2 * m
             if len(live) > 1:
                 for arm in live:
-                    arm.rate(alpha, delta_f, features, search_learners, seed % 2**32, n_goal)
+                    arm.rate(alpha, delta_f, features, search_learners, seed % 2**32, n_goal,
+                             bool(bits))
                 live = sorted(live, key=lambda a: -a.score)[:max(1, math.ceil(len(live) / 2))]
         best = live[0]
         A, B = best.sample(0), best.sample(1)
@@ -252,7 +258,7 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
             n_confirm = budget // 2
         audit = run_audit(draws, best.d, best.dp, eps_claim, delta_f, A.outputs.n + n_confirm,
                           A.outputs.n, alpha, features=features, learners=learners,
-                          samples=(A, B))
+                          samples=(A, B), bits=bool(bits))
     ranking = [{"d": _jsonable(a.d), "d_prime": _jsonable(a.dp),
                 "estimated_epsilon": a.score if math.isfinite(a.score) else None,
                 "draws_per_dataset": a.n}

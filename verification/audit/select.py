@@ -20,16 +20,37 @@ Families (each in both directions, favouring d or d'):
   the datasets apart; the superlevel sets of its score are candidate events, with their
   thresholds chosen on the second half (the idea of DP-Sniper, Bichsel et al., S&P 2021).
   ``features(outputs)`` supplies the numbers the classifier reads when the user knows
-  better than the raw coordinates.
+  better than the raw coordinates;
+* **bits** (with ``bits=True``, float outputs only: the scalar output, or each float
+  coordinate of a vector output up to the column limit) — events on the IEEE-754 binary64
+  encoding (:mod:`verification.audit.events`): ratio-ranked sets of the ``k`` lowest
+  mantissa bits (k = 1..8), of binades and of representation classes (binade with its
+  lowest bits, binade with its trailing zero bits: the classes reachable from one dataset
+  and not the other), and tails and interval unions of the lowest-set-bit exponent (the
+  output is, or is not, a multiple of 2^t). Mironov (CCS 2012) showed that a float
+  mechanism f(d) + noise can leak through these bits whatever the real-arithmetic law;
+  the family makes such leaks candidates like any other, chosen on selection draws only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .events import Column, Count, Event, Score, Total, Value, Whole
+from .events import (
+    Binade,
+    BitClass,
+    Column,
+    Count,
+    Event,
+    Lattice,
+    LowBits,
+    Score,
+    Total,
+    Value,
+    Whole,
+)
 from .outputs import FeatureMap, Outputs
 from .stats import candidate_prefixes, log_ratio_bound, projected_bound
 
@@ -42,6 +63,9 @@ _FIT_ROWS = 200_000        # rows per dataset a classifier is trained on (at mos
 _RANK_LEVEL = 0.2          # ranking single outcomes by a Clopper–Pearson ratio at this level
 _SET_BINS = 200            # interval unions are built from at most this many bins ...
 _SET_BIN = 50              # ... each holding at least this many pooled selection draws
+_LOW_BITS = range(1, 9)    # the k of the lowest-mantissa-bit views
+_CLASS_BITS = (1, 2, 3)    # low bits joined to the binade in representation classes
+_CLASS_ZEROS = 12          # trailing zero bits counted up to this in representation classes
 
 
 @dataclass
@@ -156,6 +180,69 @@ def _nominal(a: Outputs, b: Outputs, n_test, alpha, delta, limit):
             keys = frozenset(chosen) if a.kind == "objects" else np.sort(chosen)
             best = (eps, Event("set", direction, values=values, view=Whole(), keys=keys))
     return best
+
+
+# ---------------------------------------------------------------- categorical views
+def _categorical(va, vb, n, n_test, alpha, delta, view):
+    """Ratio-ranked sets of the integer codes a categorical view reads (as the exact-outcome
+    family ranks whole outputs); None when the view takes a single value."""
+    h = n // 2
+    uniq, inv = np.unique(np.concatenate([va, vb]), return_inverse=True)
+    if uniq.size < 2:
+        return None
+    m = uniq.size
+    ia, ib = inv[:n], inv[n:]
+    ca = (np.bincount(ia[:h], minlength=m), np.bincount(ia[h:], minlength=m))
+    cb = (np.bincount(ib[:h], minlength=m), np.bincount(ib[h:], minlength=m))
+    best = (-np.inf, None)
+    for direction, eps, chosen_idx in _ranked_sets(ca, cb, n, n_test, alpha, delta):
+        if eps > best[0]:
+            keys = np.sort(uniq[chosen_idx])
+            best = (eps, Event("set", direction, values=tuple(view.label(c) for c in keys),
+                               view=view, keys=keys))
+    return best
+
+
+def _bit_views(j):
+    """The bit-level views of one float (``j`` None: the scalar output), with family names."""
+    where = "" if j is None else f" on output[{j}]"
+    views = [(LowBits(k, j), f"lowest {k} mantissa bit{'s' if k > 1 else ''}{where}")
+             for k in _LOW_BITS]
+    views.append((Binade(j), f"binades{where}"))
+    views += [(BitClass(low=k, j=j), f"binade and lowest {k} bits{where}")
+              for k in _CLASS_BITS]
+    views.append((BitClass(zeros=_CLASS_ZEROS, j=j), f"binade and trailing zeros{where}"))
+    return views
+
+
+def _bit_events(a: Outputs, b: Outputs, n, n_test, alpha, delta):
+    """The bits family on selection outputs ``a`` (d) and ``b`` (d'): every categorical bit
+    view and the lowest-set-bit tails and interval unions, per float (column)."""
+    if a.kind == "float":
+        columns = [(None, a.data, b.data)]
+    elif a.kind == "array" and a.data.dtype.kind == "f" and a.data.shape[1] <= _MAX_COLUMNS:
+        ca, cb = a.columns(), b.columns()
+        columns = [(j, ca[:, j], cb[:, j]) for j in range(ca.shape[1])
+                   if np.unique(ca[:, j]).size + np.unique(cb[:, j]).size > 2]
+    else:
+        return []
+    out = []
+    for j, xa, xb in columns:
+        xa, xb = Outputs("float", np.ascontiguousarray(xa)), \
+            Outputs("float", np.ascontiguousarray(xb))
+        for view, name in _bit_views(j):
+            probe = replace(view, j=None)      # the same view on the extracted column
+            got = _categorical(probe.apply(None, xa), probe.apply(None, xb), n, n_test,
+                               alpha, delta, view)
+            if got is not None:
+                out.append((name, *got))
+        lat = Lattice(j)
+        where = "" if j is None else f" on output[{j}]"
+        la, lb = Lattice().apply(None, xa), Lattice().apply(None, xb)
+        if np.unique(np.concatenate([la, lb])).size > 1:
+            out.extend((f"lowest set bit {name}{where}", eps, ev) for name, eps, ev in
+                       _ordinal(la, lb, n, n_test, alpha, delta, lat))
+    return out
 
 
 # ---------------------------------------------------------------- thresholds
@@ -340,12 +427,14 @@ def _summaries(a: Outputs):
 
 # ---------------------------------------------------------------- the choice
 def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, *,
-                 features=None, learners=LEARNERS, seed: int = 0) -> Choice:
+                 features=None, learners=LEARNERS, seed: int = 0,
+                 bits: bool = False) -> Choice:
     """The candidate event with the largest projected ε lower bound (see the module doc).
 
     Each family proposes its best event from the first two thirds of the draws; the
     families are then compared on the last third, which none of them has seen (so a
-    family that only fits noise — many candidates, a lucky winner — does not win)."""
+    family that only fits noise — many candidates, a lucky winner — does not win).
+    ``bits=True`` adds the bit-level family for float outputs."""
     n = A.outputs.n
     n1 = max(1, (2 * n) // 3)
     (A1, A2), (B1, B2) = A.split(n1), B.split(n1)
@@ -379,6 +468,8 @@ def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, 
                          f"(at most {_MAX_COLUMNS}); the learned events read all of them")
     if learners and (features is not None or (a.kind == "array" and a.data.shape[1] > 1)):
         found.extend(_learned(A1, B1, features, n_test, alpha, delta, learners, seed, notes))
+    if bits:
+        found.extend(_bit_events(a, b, n1, n_test, alpha, delta))
     found = [f for f in found if f[2] is not None]
     if not found:
         return Choice(None, -np.inf, "none", [], notes)

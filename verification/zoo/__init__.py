@@ -69,6 +69,27 @@ algorithms, and ``true_epsilon`` is theirs.
 
 The input pairs are StatDP's patterns (:func:`query_patterns`) on the all-ones vector, plus
 its X-shape pair, in both orders; single-entry relations use only "one below/one above".
+
+Float suite (:mod:`verification.zoo.floats`; Mironov, CCS 2012), one query answer of
+sensitivity 1, claimed ε = 1/2 (δ = 1e-5 for the Gaussians), the exposing pair the answers
+0 and 1 (``witness``). Their truth is that of the *double-precision* implementation; audit
+them with ``bits=True`` (:func:`verification.audit.audit_mechanism`):
+
+=======================  =========  ==================================================
+name                     true ε     why
+=======================  =========  ==================================================
+FloatLaplaceInversion    ∞          textbook inverse-CDF Laplace (Mironov §3): 1 ⊕ Y is
+                                    a multiple of 2^-53, Y often is not
+FloatLaplaceLogUniform   ∞          ±b·ln U, the same lattice
+FloatLaplaceExpDiff      ∞          −b ln U1 + b ln U2; the sampler alone shows it too
+FloatLaplaceFullUniform  ∞          Mironov's U* (every double reachable), no snapping
+FloatGaussBoxMuller      ∞ at δ     Box–Muller, σ = √(2 ln(1.25/δ))/ε
+FloatGaussPolar          ∞ at δ     Marsaglia's polar method
+FloatGaussZiggurat       ∞ at δ     numpy's ziggurat ``standard_normal``
+LaplaceNoiseTruncated    ε + ln 2   noise cast to an integer, claimed as discrete Laplace
+LaplaceOutputRounded     ε          output rounded to ℤ (post-processing): a control
+Snapping                 ≤ claim    Mironov's snapping mechanism (§5.2): the control
+=======================  =========  ==================================================
 """
 
 from __future__ import annotations
@@ -81,6 +102,20 @@ from functools import partial
 from privtools.errors import ParameterError
 from verification.audit.neighbours import PATTERN_RELATIONS, pattern_moves, query_patterns
 
+from .floats import (
+    classical_gaussian_sigma,
+    gaussian_box_muller,
+    gaussian_polar,
+    gaussian_ziggurat,
+    laplace_exp_difference,
+    laplace_full_uniform,
+    laplace_inversion,
+    laplace_log_uniform,
+    laplace_noise_truncated,
+    laplace_output_rounded,
+    snapping,
+    snapping_epsilon,
+)
 from .noisy_max import (
     noisy_max_index_exponential,
     noisy_max_index_laplace,
@@ -109,8 +144,8 @@ from .svt import (
     svt_true_epsilon,
 )
 
-__all__ = ["ZooMechanism", "ZOO", "dpsniper_suite", "statdp_suite", "get", "query_patterns",
-           "RELATIONS", "STATDP_EPSILONS"]
+__all__ = ["ZooMechanism", "ZOO", "dpsniper_suite", "statdp_suite", "float_suite", "get",
+           "query_patterns", "RELATIONS", "STATDP_EPSILONS"]
 
 RELATIONS = PATTERN_RELATIONS
 STATDP_EPSILONS = (0.2, 0.7, 1.5)
@@ -131,8 +166,10 @@ class ZooMechanism:
     pairs: tuple                # candidate (d, d_prime) pairs, both orders
     dpsniper: float | None      # DP-Sniper's published 90 % lower bound on ε
     statdp: float | None = None  # StatDP's bound as DP-Sniper's paper reports it
-    suite: str = "dpsniper"     # or "statdp"
+    suite: str = "dpsniper"     # or "statdp", "floats"
     note: str = ""
+    delta: float = 0.0          # the claimed δ (Gaussians of the float suite)
+    witness: tuple | None = None  # (d, d_prime): the pair that exposes the truth
 
 
 # ----------------------------------------------------------------------------- patterns
@@ -292,7 +329,80 @@ def _statdp_suite() -> list[ZooMechanism]:
     return out
 
 
-ZOO: dict[str, ZooMechanism] = {m.name: m for m in _dpsniper_suite() + _statdp_suite()}
+_MIRONOV = "Mironov, CCS 2012"
+
+
+def _float_entry(name, mechanism, epsilon, true_epsilon, source, note, *, delta=0.0,
+                 relation="query") -> ZooMechanism:
+    d, dp = (0,), (1,)
+    private = true_epsilon is not None and true_epsilon <= epsilon + 1e-12
+    return ZooMechanism(name, mechanism, epsilon, private, true_epsilon, source, (d, dp),
+                        relation, ((d, dp), (dp, d)), None, suite="floats", note=note,
+                        delta=delta, witness=(d, dp))
+
+
+def _float_suite() -> list[ZooMechanism]:
+    e, dl = 0.5, 1e-5
+    sigma = classical_gaussian_sigma(e, dl)
+    lam, big = 2.0, 1024.0
+    lattice = ("on f(d) = 1 every output is a multiple of 2^-53 (|1 ⊕ Y| < 1/2 is an exact "
+               "sum of Y with |Y| > 1/2); on f(d) = 0 an output of magnitude below 1/2 "
+               "usually is not: an event of positive probability on 0 and none on 1")
+    gauss = (f"σ = √(2 ln(1.25/δ))/ε = {sigma:.4f} (Dwork–Roth Thm A.1); {lattice}, with "
+             f"P ≈ P(|σZ| < 1/2) ≈ 0.04 ≫ δ, so no finite ε holds at δ = {dl:g}")
+    gsrc = "Jin, McMurtry, Rubinstein, Ohrimenko, S&P 2022 (float Gaussian samplers); "
+    return [
+        _float_entry("FloatLaplaceInversion", partial(laplace_inversion, epsilon=e), e,
+                     math.inf, _MIRONOV + ", Sections 3-4 (textbook inverse-CDF Laplace)",
+                     "Y = −b·sgn(r)·ln(1 − 2|r|), r = U − 1/2, U 53-bit (numpy's own "
+                     f"Generator.laplace computes the same); {lattice}; also Mironov's "
+                     "sparse-support attack"),
+        _float_entry("FloatLaplaceLogUniform", partial(laplace_log_uniform, epsilon=e), e,
+                     math.inf, _MIRONOV + " (log-of-uniform Laplace ±b·ln U)",
+                     f"Y = S·b·ln U, U 53-bit on (0, 1]; {lattice}"),
+        _float_entry("FloatLaplaceExpDiff", partial(laplace_exp_difference, epsilon=e), e,
+                     math.inf, _MIRONOV + " (Laplace as −b ln U1 + b ln U2)",
+                     f"the difference cancels: small Y lie on the lattice of the larger "
+                     f"exponential, so the sampler alone fails the bit test; {lattice}"),
+        _float_entry("FloatLaplaceFullUniform", partial(laplace_full_uniform, epsilon=e), e,
+                     math.inf, _MIRONOV + ", Section 5.2 noise without the snapping",
+                     f"U* reaches every double in (0, 1) with its exact probability, so the "
+                     f"sampler is as good as doubles allow; the addition still leaks: "
+                     f"{lattice}"),
+        _float_entry("FloatGaussBoxMuller", partial(gaussian_box_muller, epsilon=e, delta=dl),
+                     e, math.inf, gsrc + "Box, Muller 1958", gauss, delta=dl),
+        _float_entry("FloatGaussPolar", partial(gaussian_polar, epsilon=e, delta=dl), e,
+                     math.inf, gsrc + "Marsaglia, Bray 1964 (polar method)", gauss, delta=dl),
+        _float_entry("FloatGaussZiggurat", partial(gaussian_ziggurat, epsilon=e, delta=dl), e,
+                     math.inf, gsrc + "Marsaglia, Tsang 2000 (numpy's ziggurat)", gauss,
+                     delta=dl),
+        _float_entry("LaplaceNoiseTruncated", partial(laplace_noise_truncated, epsilon=e,
+                                                      bound=8.0), e, e + math.log(2),
+                     "Laplace noise cast to an integer, claimed as the geometric mechanism "
+                     "(Ghosh, Roughgarden, Sundararajan 2009)",
+                     "trunc(Y) = 0 on (−1, 1): twice the discrete Laplace's mass at 0, so "
+                     "P(0 | 0)/P(0 | 1) = 2e^ε and the loss is exactly ε + ln 2 on integer "
+                     "counts (clamped to [−8, 8]); leaks in real arithmetic too",
+                     relation="histogram"),
+        _float_entry("LaplaceOutputRounded", partial(laplace_output_rounded, epsilon=e,
+                                                     bound=8.0), e, e,
+                     "Laplace mechanism with its output rounded to ℤ (post-processing)",
+                     "a control: rounding f ⊕ Y to the integers is post-processing and "
+                     "erases the low bits; ε up to a relative float error below 1e-8 in the "
+                     "masses of the 17 outputs (counts and outputs clamped to [−8, 8])",
+                     relation="histogram"),
+        _float_entry("Snapping", partial(snapping, scale=lam, bound=big),
+                     snapping_epsilon(lam, big), snapping_epsilon(lam, big),
+                     _MIRONOV + ", Section 5.2, Theorem 1 (the snapping mechanism)",
+                     f"the control: λ = {lam:g}, Λ = {lam:g}, B = {big:g}; outputs are "
+                     "multiples of Λ in [−B, B]; true ε at most the theorem's "
+                     "1/λ + 2^-49·B/λ (an upper bound, with numpy's log in place of a "
+                     "correctly rounded one)"),
+    ]
+
+
+ZOO: dict[str, ZooMechanism] = {m.name: m for m in
+                                _dpsniper_suite() + _statdp_suite() + _float_suite()}
 
 
 def dpsniper_suite() -> list[ZooMechanism]:
@@ -303,6 +413,12 @@ def dpsniper_suite() -> list[ZooMechanism]:
 def statdp_suite() -> list[ZooMechanism]:
     """StatDP's grid: 11 mechanisms × claimed ε ∈ {0.2, 0.7, 1.5}."""
     return [m for m in ZOO.values() if m.suite == "statdp"]
+
+
+def float_suite() -> list[ZooMechanism]:
+    """The float-attack suite (:mod:`verification.zoo.floats`): ten mechanisms, the last
+    two controls."""
+    return [m for m in ZOO.values() if m.suite == "floats"]
 
 
 def get(name: str) -> ZooMechanism:
