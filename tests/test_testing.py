@@ -55,3 +55,164 @@ def test_privacy_audit_fixture(privacy_audit):
     privacy_audit.mechanism(_laplace_sum(4), [1], [0], epsilon=0.25, n_samples=50_000)
     with pytest.raises(PrivacyAssertionError):
         privacy_audit.sampler(DiscreteLaplace(2).sample, DiscreteLaplace(4), n_samples=20_000)
+
+
+# ---------------------------------------------------------------- sequential assertions
+import math  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import strategies as st  # noqa: E402
+
+from privtools.errors import ParameterError  # noqa: E402
+from privtools.testing import NoisyQuery, find_counterexample  # noqa: E402
+from verification.audit.sequential import _kelly  # noqa: E402
+
+
+def _float_laplace(scale):
+    return lambda d, size, rng: float(sum(d)) + rng.laplace(0.0, scale, size)
+
+
+def test_sequential_is_the_default_and_stops_early_on_a_gross_bug():
+    with pytest.raises(PrivacyAssertionError, match="FAIL") as exc:
+        assert_private(_laplace_sum(2), [0, 1], [0, 0], epsilon=0.25)   # scale halved
+    res = exc.value.result
+    assert res.draws <= 4096 and res.e_value >= 1 / res.alpha
+    ok = assert_private(_laplace_sum(4), [0, 1], [0, 0], epsilon=0.25, max_samples=20_000)
+    assert ok.verdict == "pass" and ok.draws == 20_000
+    # a fixed-size audit when n_samples is given; draws is then n_samples
+    assert assert_private(_laplace_sum(4), [1], [0], 0.25, n_samples=20_000).draws == 20_000
+    with pytest.raises(PrivacyAssertionError, match="INCONCLUSIVE") as exc:
+        assert_private(_laplace_sum(4), [1], [0], epsilon=20, max_samples=2000)
+    assert exc.value.result.draws == 2000
+
+
+def test_sequential_sampler_assertion():
+    lap = DiscreteLaplace(4)
+    assert assert_follows(lap.sample, lap, max_samples=50_000).draws == 50_000
+    with pytest.raises(PrivacyAssertionError, match="sampler audit FAIL") as exc:
+        assert_follows(DiscreteLaplace(8).sample, lap)
+    assert exc.value.result.draws <= 8192
+
+
+@given(p=st.floats(0, 1), q=st.floats(0, 1), eps=st.floats(0, 5), delta=st.floats(0, 0.5))
+def test_every_bet_is_fair_or_worse_under_the_claim(p, q, eps, delta):
+    # the e-process is a supermartingale: E[1 + λZ] <= 1 whenever p <= e^ε q + δ, for the
+    # λ the audit would pick from ANY estimate (here: every estimate on a grid)
+    q_true = q
+    p_true = min(p, math.exp(eps) * q_true + delta)
+    cap = 0.9 / (math.exp(eps) + delta)
+    z = [1 - delta, -math.exp(eps) - delta, 1 - math.exp(eps) - delta, -delta]
+    w = [p_true * (1 - q_true), (1 - p_true) * q_true, p_true * q_true,
+         (1 - p_true) * (1 - q_true)]
+    for p_hat in (0.0, 0.3, 0.9):
+        for q_hat in (0.0, 0.01, 0.5):
+            lam = _kelly(p_hat, q_hat, eps, delta, cap)
+            assert 0 <= lam <= cap
+            assert sum(wi * (1 + lam * zi) for wi, zi in zip(w, z)) <= 1 + 1e-12
+            assert min(1 + lam * zi for zi in z) >= 0.1 - 1e-12
+
+
+# ---------------------------------------------------------------- counterexamples
+def _leaky_mean(d, size, rng):
+    # bug: noise for a mean of values in [0, 10] calibrated as if one record moved it by 1/n
+    n = max(len(d), 1)
+    return float(np.clip(d, 0, 10).sum()) / n + rng.laplace(0.0, 1.0 / n, size)
+
+
+def test_find_counterexample_shrinks_to_a_minimal_pair_and_repeats():
+    records = st.lists(st.integers(0, 10), max_size=20)
+    cx = find_counterexample(_leaky_mean, 1.0, records)
+    # ε of the pair ([0], [v]) is v: the smallest violating pair is one record, 0 vs 2
+    assert cx is not None and len(cx.d) == len(cx.d_prime) == 1
+    assert sorted([cx.d[0], cx.d_prime[0]]) == [0, 2]
+    assert cx.epsilon_lower > 1 and cx.event is not None and cx.draws <= 4096
+    assert "assert_private(_leaky_mean, d=" in cx.reproduce
+    again = find_counterexample(_leaky_mean, 1.0, records)
+    assert (again.d, again.d_prime, again.epsilon_lower) == (cx.d, cx.d_prime,
+                                                             cx.epsilon_lower)
+    with pytest.raises(PrivacyAssertionError, match="minimal pair") as exc:
+        assert_private(_leaky_mean, epsilon=1.0, datasets=records)
+    assert exc.value.counterexample.d_prime == cx.d_prime
+
+
+def test_no_counterexample_for_a_private_mechanism():
+    private = _float_laplace(10.0)     # sum of records in [0, 10], scale 10: ε = 1
+    datasets = st.lists(st.integers(0, 10), min_size=1, max_size=5)
+    assert find_counterexample(private, 1.0, datasets, max_examples=20,
+                               screen_samples=5000) is None
+
+
+@given(pair=pst.replace_one(st.lists(st.integers(0, 5), max_size=6)))
+def test_replace_one_pairs_differ_in_one_record(pair):
+    d, e = pair
+    assert len(d) == len(e) >= 1 and sum(a != b for a, b in zip(d, e)) == 1
+
+
+@given(pair=pst.add_remove_one(st.lists(st.integers(0, 5), max_size=6)))
+def test_add_remove_pairs_drop_one_record(pair):
+    d, e = pair
+    assert len(e) == len(d) - 1 and all(e.count(v) <= d.count(v) for v in e)
+
+
+@given(pair=pst.bounded_change(st.lists(st.integers(-9, 9), min_size=1, max_size=4), l1=2))
+def test_bounded_change_respects_the_sensitivity(pair):
+    v, w = pair
+    assert 0 < sum(abs(a - b) for a, b in zip(v, w)) <= 2
+
+
+@settings(max_examples=20)
+@given(data=st.data())
+def test_dataframe_rows(data):
+    import pandas as pd
+
+    frames = st.lists(st.integers(0, 3), min_size=1, max_size=4).map(
+        lambda xs: pd.DataFrame({"x": xs}))
+    df, other = data.draw(pst.dataframe_rows(frames, "add-remove"))
+    assert len(other) == len(df) - 1
+    df, other = data.draw(pst.dataframe_rows(frames))
+    assert len(other) == len(df) and (df["x"].values != other["x"].values).sum() == 1
+
+
+# ---------------------------------------------------------------- exact mode
+def test_exact_mode_certifies_the_pair():
+    release = NoisyQuery(sum, DiscreteLaplace(4))
+    res = assert_private(release, [0, 1], [0, 0], epsilon=0.25, exact=True)
+    assert res.draws == 0 and res.value[0] <= 0.25 <= res.value[1] and res.verdict == "pass"
+    with pytest.raises(PrivacyAssertionError, match="FAIL"):
+        assert_private(release, [0, 1], [0, 0], epsilon=0.2, exact=True)
+    # a batch of Theorem 1 (000): 1024 users' Pólya shares sum to Lap_Z, released mod m
+    batch = NoisyQuery(sum, DiscreteLaplace(Fraction(1024)), m=2**20)
+    assert assert_private(batch, [1] + [0] * 1023, [0] * 1024, epsilon=Fraction(1, 1024),
+                          exact=True).passed
+    out = release([3], 1000, np.random.default_rng(0))
+    assert out.shape == (1000,) and abs(float(np.median(out)) - 3) <= 2
+
+
+def test_exact_mode_reads_output_laws():
+    import mpmath
+    from flint import arb
+
+    from privtools.exact import ExactPMF
+
+    class Coin:          # randomised response on one bit, e^ε = 3
+        def output_law(self, d):
+            p = arb(3) / 4 if d[0] else arb(1) / 4
+            return ExactPMF(0, (1 - p, p), mpmath.mpf(0), 30)
+
+    res = assert_private(Coin(), [1], [0], epsilon=math.log(3) + 1e-9, exact=True)
+    assert res.passed
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ParameterError, match="epsilon"):
+        assert_private(_laplace_sum(4), [1], [0])
+    with pytest.raises(ParameterError, match="datasets"):
+        assert_private(_laplace_sum(4), [1], [0], 1.0, datasets=[[0]])
+    with pytest.raises(ParameterError, match="d_prime"):
+        assert_private(_laplace_sum(4), [1], epsilon=1.0)
+    with pytest.raises(ParameterError, match="max_samples"):
+        assert_private(_laplace_sum(4), [1], [0], 1.0, n_samples=1000, max_samples=1000)
+    with pytest.raises(ParameterError, match="exact=True"):
+        assert_private(_laplace_sum(4), [1], [0], 1.0, exact=True)
+    with pytest.raises(ParameterError, match="neighbours"):
+        find_counterexample(_laplace_sum(4), 1.0, [[0]], neighbours="swap")

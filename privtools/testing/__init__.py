@@ -1,63 +1,380 @@
 """Privacy assertions for your own test suite.
 
-    from privtools.testing import assert_private, assert_follows
+    from privtools.testing import assert_private, assert_follows, find_counterexample
 
     def test_my_mechanism_is_private():
         assert_private(my_mechanism, d=[0, 0, 1], d_prime=[0, 0, 0], epsilon=1.0)
 
+    def test_no_neighbouring_pair_leaks():
+        assert_private(my_mechanism, epsilon=1.0, datasets=st.lists(st.integers(0, 3)))
+
     def test_my_sampler():
         assert_follows(my_sampler, DiscreteLaplace(4))
 
-Both wrap the black-box audits of :mod:`verification.audit` with a fixed default seed, so a
-test is deterministic; they raise ``AssertionError`` carrying the audit's summary on a fail
-*and* on an inconclusive verdict (too few draws never passes silently). The false-alarm
-rate is ``alpha`` per assertion (default 0.001).
+**Sequential by default.** The assertions draw in rounds and stop as soon as the verdict is
+decided (:mod:`verification.audit.sequential`): a gross bug fails after a few hundred draws,
+a mechanism near its claim uses the budget ``max_samples``. The false-alarm rate is
+``alpha`` (default 0.001) whatever the stopping time, and the default seed makes every run
+of a test the same. ``n_samples=N`` runs the fixed-size audit instead. Both raise
+:class:`PrivacyAssertionError` on a fail *and* on an inconclusive verdict (too few draws
+never passes silently); ``err.result.draws`` says how many draws per dataset were used.
 
-Hypothesis strategies for privacy parameters live in :mod:`privtools.testing.strategies`
-(requires ``hypothesis``); a pytest plugin (:mod:`privtools.testing.plugin`, registered as
-``privtools``) provides the ``privacy_audit`` fixture.
+**Counterexamples.** With ``datasets=`` (a hypothesis strategy of datasets, or a list)
+instead of a pair, :func:`find_counterexample` lets hypothesis search the neighbouring pairs
+(``neighbours=``, see :mod:`privtools.testing.strategies`), steer towards leaky ones with
+``target()`` and *shrink* a failing pair to a minimal one; the pair is then confirmed on
+fresh draws, so the error reports a minimal pair, its event and ε_lower at confidence
+1 − alpha, and one line that repeats it.
+
+**Exact mode.** ``exact=True`` computes instead of sampling, for mechanisms that say what
+they release: :class:`NoisyQuery` (an integer query plus a privtools noise law, optionally
+mod m) or any object with ``output_law(dataset)`` returning an ``ExactPMF``.
+
+Hypothesis strategies live in :mod:`privtools.testing.strategies`; adapters for OpenDP and
+diffprivlib in :mod:`privtools.testing.adapters`; a pytest plugin
+(:mod:`privtools.testing.plugin`, registered as ``privtools``) provides the
+``privacy_audit`` fixture.
 """
 
 from __future__ import annotations
 
-__all__ = ["assert_private", "assert_follows", "PrivacyAssertionError"]
+import hashlib
+import math
+from dataclasses import dataclass
+
+from privtools.errors import ParameterError
+
+__all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAssertionError",
+           "MinimalCounterexample", "ExactResult", "NoisyQuery", "strategies", "adapters",
+           "DEFAULT_SEED", "DEFAULT_ALPHA", "DEFAULT_MAX_SAMPLES"]
 
 DEFAULT_SEED = 20260101
 DEFAULT_ALPHA = 1e-3
+DEFAULT_MAX_SAMPLES = 200_000
+
+
+def __getattr__(name):           # the submodules, imported when first asked for
+    if name in ("strategies", "adapters"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class PrivacyAssertionError(AssertionError):
-    """An audit failed or was inconclusive; ``.result`` holds the audit."""
+    """An audit failed or was inconclusive; ``.result`` holds the audit (``.draws``: draws
+    per dataset it used) and, after a search, ``.counterexample`` the minimal pair."""
 
-    def __init__(self, message: str, result):
+    def __init__(self, message: str, result, counterexample=None):
         super().__init__(message)
         self.result = result
+        self.counterexample = counterexample
 
 
-def assert_private(mechanism, d, d_prime, epsilon, delta=0.0, *, n_samples: int = 200_000,
-                   alpha: float = DEFAULT_ALPHA, rng=DEFAULT_SEED, both_directions: bool = True):
-    """Assert that ``mechanism(dataset, size, rng)`` shows no violation of (ε, δ)-DP between
-    the neighbouring datasets ``d`` and ``d_prime``.
+# ---------------------------------------------------------------- claims and names
+def _claim(mechanism, epsilon, delta) -> tuple[float, float]:
+    """The claim to test: the arguments, or the mechanism's own ``epsilon`` / ``delta``
+    (adapters read them from the library object)."""
+    if epsilon is None:
+        epsilon = getattr(mechanism, "epsilon", None)
+        if epsilon is None:
+            raise ParameterError("epsilon: give the ε the mechanism claims (or wrap it with "
+                                 "privtools.testing.adapters, which reads the claim)")
+        if not delta:
+            delta = getattr(mechanism, "delta", 0.0) or 0.0
+    return epsilon, delta
 
-    Runs :func:`verification.audit.audit_mechanism`; the event search already looks in
-    both directions. Returns the audit on success.
+
+def _name(mechanism) -> str:
+    return getattr(mechanism, "name", None) or getattr(mechanism, "__name__", None) or \
+        type(mechanism).__name__
+
+
+# ---------------------------------------------------------------- exact mode
+@dataclass(frozen=True)
+class NoisyQuery:
+    """``query(dataset) + noise`` (mod ``m`` when given): an integer-valued release whose
+    law privtools knows exactly, usable as ``mechanism(dataset, size, rng)`` and by
+    ``assert_private(..., exact=True)``. ``noise`` is a privtools law (for a batch of
+    Theorem 1 (000), the discrete Laplace that the users' Pólya shares sum to)."""
+
+    query: object
+    noise: object
+    m: int | None = None
+
+    def __call__(self, dataset, size, rng=None):
+        out = int(self.query(dataset)) + self.noise.sample(size, rng)
+        return out % self.m if self.m is not None else out
+
+    @property
+    def __name__(self) -> str:
+        return f"NoisyQuery({getattr(self.query, '__name__', 'query')}, {self.noise})"
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """Outcome of an exact assertion: the certified interval of the pair's ε (δ = 0) or of
+    its δ(ε), and the verdict it implies (``"inconclusive"`` only when the interval
+    straddles the claim)."""
+
+    passed: bool
+    verdict: str
+    epsilon: float
+    delta: float
+    value: tuple            # certified (lower, upper) of ε (δ = 0) or of δ(ε)
+    quantity: str           # "epsilon" or "delta"
+    draws: int = 0          # an exact assertion draws nothing
+
+    def summary(self) -> str:
+        lo, hi = self.value
+        claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
+        return (f"{self.verdict.upper()} (exact): claim {claim}; certified {self.quantity} "
+                f"∈ [{lo:.6g}, {hi:.6g}]")
+
+
+def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
+    import mpmath
+
+    from verification import divergence as dv
+
+    quantity = "epsilon" if delta == 0 else "delta"
+    if isinstance(mechanism, NoisyQuery):
+        shift = int(mechanism.query(d_prime)) - int(mechanism.query(d))
+
+        def on(m):
+            if delta == 0:
+                return dv.renyi_shift(mechanism.noise, abs(shift), math.inf, m=m)
+            return dv.hockey_stick_shift(mechanism.noise, shift, eps, m=m)
+        iv = on(None)
+        if mechanism.m is not None:
+            # the mod-m view is a post-processing of the release on Z: its divergence is
+            # at most the one on Z (cheap, often closed form); wrap only when that is needed
+            if float(mpmath.mpf(iv.b)) <= (eps if delta == 0 else delta):
+                quantity += " on Z (an upper bound for the mod-m view)"
+            else:
+                iv = on(mechanism.m)
+    elif hasattr(mechanism, "output_law"):
+        P, Q = mechanism.output_law(d), mechanism.output_law(d_prime)
+        if delta == 0:
+            iv = dv.llr(P, Q)
+        else:
+            iv = mpmath.mpi(max(dv.hockey_stick(P, Q, eps).a, dv.hockey_stick(Q, P, eps).a),
+                            max(dv.hockey_stick(P, Q, eps).b, dv.hockey_stick(Q, P, eps).b))
+    else:
+        raise ParameterError("exact=True needs a NoisyQuery or a mechanism with "
+                             "output_law(dataset) -> ExactPMF")
+    lo, hi = float(mpmath.mpf(iv.a)), float(mpmath.mpf(iv.b))
+    bound = eps if delta == 0 else delta
+    verdict = "pass" if hi <= bound else ("fail" if lo > bound else "inconclusive")
+    return ExactResult(verdict == "pass", verdict, eps, delta, (lo, hi), quantity)
+
+
+# ---------------------------------------------------------------- the assertions
+def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, datasets=None,
+                   neighbours="replace-one", exact=False, *, max_samples: int | None = None,
+                   n_samples: int | None = None, alpha: float = DEFAULT_ALPHA,
+                   rng=DEFAULT_SEED, **audit_options):
+    """Assert that ``mechanism(dataset, size, rng)`` shows no violation of (ε, δ)-DP.
+
+    On one pair ``d``, ``d_prime``: the sequential audit (at most ``max_samples`` draws per
+    dataset, default 200 000), or the fixed-size audit of ``n_samples`` draws when given.
+    With ``datasets=`` instead: :func:`find_counterexample` over the ``neighbours`` pairs of
+    those datasets. With ``exact=True``: the certified ε (δ = 0) or δ(ε) of the pair.
+    ``epsilon`` (and ``delta``) default to the mechanism's own claim when it carries one
+    (:mod:`privtools.testing.adapters`). ``audit_options`` go to the audit (``features``,
+    ``learners``, ``bits``, ``executor``). Returns the audit on success.
     """
-    from verification.audit import audit_mechanism
+    eps, delta = _claim(mechanism, epsilon, delta)
+    if datasets is not None:
+        if d is not None or d_prime is not None:
+            raise ParameterError("give either the pair d, d_prime or datasets=, not both")
+        if exact:
+            raise ParameterError("exact=True checks one pair: give d and d_prime")
+        cx, search = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng,
+                             max_samples, audit_options)
+        if cx is not None:
+            raise PrivacyAssertionError("privacy search " + cx.summary(), cx.audit, cx)
+        return search
+    if d is None or d_prime is None:
+        raise ParameterError("give the neighbouring pair d and d_prime, or datasets= to "
+                             "search for one")
+    if exact:
+        res = _exact(mechanism, d, d_prime, *_check_claim(eps, delta))
+        if not res.passed:
+            raise PrivacyAssertionError("exact privacy check " + res.summary(), res)
+        return res
+    if n_samples is not None:
+        if max_samples is not None:
+            raise ParameterError("give n_samples (fixed-size audit) or max_samples "
+                                 "(sequential), not both")
+        from verification.audit import audit_mechanism
 
-    res = audit_mechanism(mechanism, d, d_prime, epsilon, n_samples, rng=rng, delta=delta,
-                          alpha=alpha)
+        res = audit_mechanism(mechanism, d, d_prime, eps, n_samples, rng=rng, delta=delta,
+                              alpha=alpha, **audit_options)
+    else:
+        from verification.audit import audit_mechanism_sequential
+
+        res = audit_mechanism_sequential(
+            mechanism, d, d_prime, eps, DEFAULT_MAX_SAMPLES if max_samples is None else
+            max_samples, rng=rng, delta=delta, alpha=alpha, **audit_options)
     if not res.passed:
         raise PrivacyAssertionError("privacy audit " + res.summary(), res)
     return res
 
 
-def assert_follows(sampler, reference, *, n_samples: int = 200_000,
-                   alpha: float = DEFAULT_ALPHA, rng=DEFAULT_SEED):
-    """Assert that ``sampler(size, rng)`` shows no departure from ``reference`` (a
-    privtools distribution or an ``ExactPMF``). Returns the audit on success."""
-    from verification.audit import audit_sampler
+def _check_claim(eps, delta) -> tuple[float, float]:
+    from verification.audit.mechanism import check_claim
 
-    res = audit_sampler(sampler, reference, n_samples, rng=rng, alpha=alpha)
+    return check_claim(eps, delta)
+
+
+def assert_follows(sampler, reference, *, max_samples: int | None = None,
+                   n_samples: int | None = None, alpha: float = DEFAULT_ALPHA,
+                   rng=DEFAULT_SEED):
+    """Assert that ``sampler(size, rng)`` shows no departure from ``reference`` (a privtools
+    law, an ``ExactPMF``, a frozen scipy law or a table): the sequential likelihood-ratio
+    test by default (at most ``max_samples`` draws), the fixed-size Bonferroni audit of
+    ``n_samples`` draws when given. Returns the audit on success."""
+    if n_samples is not None:
+        if max_samples is not None:
+            raise ParameterError("give n_samples (fixed-size audit) or max_samples "
+                                 "(sequential), not both")
+        from verification.audit import audit_sampler
+
+        res = audit_sampler(sampler, reference, n_samples, rng=rng, alpha=alpha)
+    else:
+        from verification.audit import audit_sampler_sequential
+
+        res = audit_sampler_sequential(sampler, reference, DEFAULT_MAX_SAMPLES
+                                       if max_samples is None else max_samples, rng=rng,
+                                       alpha=alpha)
     if not res.passed:
         raise PrivacyAssertionError("sampler audit " + res.summary(), res)
     return res
+
+
+# ---------------------------------------------------------------- counterexamples
+@dataclass(frozen=True)
+class MinimalCounterexample:
+    """A neighbouring pair that breaks the claim, as small as hypothesis could shrink it,
+    confirmed on fresh draws: ``d``, ``d_prime``, ``epsilon_lower`` (confidence 1 −
+    ``audit.alpha``), the witnessing ``event``, the confirming ``audit`` and ``reproduce``
+    (one line of Python that repeats the confirmation)."""
+
+    d: object
+    d_prime: object
+    epsilon: float
+    delta: float
+    epsilon_lower: float
+    event: object
+    audit: object
+    examples: int
+    reproduce: str
+
+    @property
+    def draws(self) -> int:
+        return self.audit.draws
+
+    def summary(self) -> str:
+        return (f"FAIL: minimal pair d = {self.d!r}, d' = {self.d_prime!r} "
+                f"({self.examples} pairs tried); {self.audit.summary()}\n"
+                f"reproduce: {self.reproduce}")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """No confirmed counterexample among the pairs tried: ``examples`` pairs screened,
+    ``candidate`` the pair that screening flagged but fresh draws did not confirm (or
+    None), ``passed`` True."""
+
+    passed: bool
+    verdict: str
+    examples: int
+    candidate: tuple | None
+    draws: int
+
+    def summary(self) -> str:
+        extra = "" if self.candidate is None else \
+            f"; screening flagged {self.candidate!r}, fresh draws did not confirm it"
+        return f"{self.verdict.upper()}: no counterexample in {self.examples} pairs{extra}"
+
+
+def _pair_seed(seed: int, pair) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}/{pair!r}".encode()).digest()[:8],
+                          "little") >> 1
+
+
+def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
+            audit_options, *, screen_samples: int = 20_000, max_examples: int = 100):
+    from privtools.validation import check_int
+
+    screen_samples = check_int("screen_samples", screen_samples, minimum=512)
+    max_examples = check_int("max_examples", max_examples, minimum=1)
+    import random
+
+    from hypothesis import HealthCheck, find, settings, target
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    from verification.audit import audit_mechanism_sequential
+    from verification.audit.draws import root_seed
+
+    from . import strategies
+
+    eps, delta = _check_claim(eps, delta)
+    pairs = strategies.neighbouring_pairs(datasets, neighbours)
+    seed = root_seed(rng)
+    screen_alpha = min(alpha * 10, 0.01)
+    tried = [0]
+    screen_opts = {"learners": ("logistic",), **audit_options}
+
+    def leaks(pair) -> bool:
+        tried[0] += 1
+        d, d_prime = pair
+        res = audit_mechanism_sequential(mechanism, d, d_prime, eps, screen_samples,
+                                         rng=_pair_seed(seed, pair), delta=delta,
+                                         alpha=screen_alpha, **screen_opts)
+        target(min(math.log(max(res.e_value, 1e-300)), 700.0), label="log e-value")
+        return res.verdict == "fail"
+
+    conf = settings(max_examples=max_examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+    try:
+        d, d_prime = find(pairs, leaks, settings=conf, random=random.Random(seed))
+    except (NoSuchExample, Unsatisfiable):
+        return None, SearchResult(True, "pass", tried[0], None, 0)
+    audit = audit_mechanism_sequential(mechanism, d, d_prime, eps, DEFAULT_MAX_SAMPLES
+                                       if max_samples is None else max_samples,
+                                       rng=_pair_seed(seed + 1, (d, d_prime)), delta=delta,
+                                       alpha=alpha, **audit_options)
+    if audit.verdict != "fail":
+        return None, SearchResult(True, "pass", tried[0], (d, d_prime), audit.draws)
+    line = (f"assert_private({_name(mechanism)}, d={d!r}, d_prime={d_prime!r}, "
+            f"epsilon={eps!r}" + (f", delta={delta!r}" if delta else "") +
+            f", rng={audit.seed})")
+    cx = MinimalCounterexample(d, d_prime, eps, delta, audit.epsilon_lower, audit.event,
+                               audit, tried[0], line)
+    return cx, None
+
+
+def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="replace-one", *,
+                        delta=0.0, alpha: float = DEFAULT_ALPHA, rng=DEFAULT_SEED,
+                        max_samples: int | None = None, max_examples: int = 100,
+                        screen_samples: int = 20_000, **audit_options):
+    """Search neighbouring pairs of ``datasets`` for one where ``mechanism`` breaks its
+    claim; returns a :class:`MinimalCounterexample` or None.
+
+    Hypothesis draws pairs (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a
+    strategy of pairs; at most ``max_examples`` of them), screens each with a short
+    sequential audit (at most ``screen_samples`` draws,
+    level min(10·alpha, 0.01), its own seed per pair) whose log e-value it maximises with
+    ``target()``, and shrinks the first flagged pair to a minimal one. The minimal pair is
+    then audited again on fresh draws (sequential, at most ``max_samples``, level
+    ``alpha``): only a confirmed pair is returned, so the false-alarm rate of the whole
+    search is at most ``alpha`` however many pairs were screened.
+    """
+    if datasets is None:
+        raise ParameterError("datasets: give a hypothesis strategy of datasets or a list")
+    eps, delta = _claim(mechanism, epsilon, delta)
+    cx, _ = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
+                    audit_options, screen_samples=screen_samples, max_examples=max_examples)
+    return cx

@@ -7,8 +7,8 @@ Enabled automatically once privtools is installed (entry point ``pytest11``)::
         privacy_audit.sampler(my_sampler, DiscreteLaplace(4))
 
 The fixture's seed is derived from the test's node id, so every test gets its own fixed
-stream (deterministic, independent of test order). ``--privacy-samples N`` sets the default
-number of draws (default 200 000).
+stream (deterministic, independent of test order). ``--privacy-samples N`` sets the budget of
+the sequential audits (default 200 000 draws per dataset).
 """
 
 from __future__ import annotations
@@ -28,20 +28,22 @@ class PrivacyAudit:
         self.seed = seed
         self.n_samples = n_samples
 
-    def mechanism(self, mechanism, d, d_prime, epsilon, delta=0.0, **kw):
-        kw.setdefault("n_samples", self.n_samples)
+    def mechanism(self, mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, **kw):
+        if "n_samples" not in kw:
+            kw.setdefault("max_samples", self.n_samples)
         kw.setdefault("rng", self.seed)
         return assert_private(mechanism, d, d_prime, epsilon, delta, **kw)
 
     def sampler(self, sampler, reference, **kw):
-        kw.setdefault("n_samples", self.n_samples)
+        if "n_samples" not in kw:
+            kw.setdefault("max_samples", self.n_samples)
         kw.setdefault("rng", self.seed)
         return assert_follows(sampler, reference, **kw)
 
 
 def pytest_addoption(parser):
     parser.addoption("--privacy-samples", type=int, default=200_000,
-                     help="draws per audit of the privacy_audit fixture")
+                     help="most draws per dataset of a privacy_audit assertion")
 
 
 @pytest.fixture

@@ -11,6 +11,9 @@ Three questions a user brings with their own code:
   (:mod:`.outputs`); events count exact outcomes, cut one coordinate, threshold a learned
   classifier score or — with ``bits=True`` — read the IEEE-754 bits of float outputs
   (:mod:`.select`, :mod:`.events`, :mod:`.bits`).
+* :func:`audit_mechanism_sequential`, :func:`audit_sampler_sequential` — the same two
+  questions answered in rounds that stop as soon as the verdict is decided, with the
+  false-alarm rate kept at every stopping time (:mod:`.sequential`).
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -27,11 +30,13 @@ from .outputs import Outputs, as_outputs
 from .sampler import SamplerAudit, audit_sampler
 from .search import Counterexample, search_counterexample
 from .select import LEARNERS
+from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
 
 __all__ = [
     "SamplerAudit",
     "MechanismAudit",
+    "SequentialAudit",
     "Counterexample",
     "Event",
     "Whole",
@@ -48,6 +53,8 @@ __all__ = [
     "RELATIONS",
     "audit_sampler",
     "audit_mechanism",
+    "audit_mechanism_sequential",
+    "audit_sampler_sequential",
     "search_counterexample",
     "clopper_pearson",
     "query_patterns",

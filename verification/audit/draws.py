@@ -27,7 +27,7 @@ from .outputs import as_outputs
 __all__ = ["CHUNK", "Draws", "root_seed", "resolve_executor"]
 
 CHUNK = 1 << 16
-SELECT, TEST, SEARCH, POISSON = 0, 1, 2, 3
+SELECT, TEST, SEARCH, POISSON, SEQUENTIAL = 0, 1, 2, 3, 4
 
 
 def root_seed(rng) -> int:

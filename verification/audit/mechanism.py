@@ -84,6 +84,11 @@ class MechanismAudit:
     selection: dict = field(default_factory=dict)
 
     @property
+    def draws(self) -> int:
+        """Draws per dataset the audit took (all of ``n_samples``; see ``stop_early``)."""
+        return self.n_samples
+
+    @property
     def details(self) -> dict:
         return {"event": self.event.describe() if self.event else None, **self.counts,
                 "epsilon_estimate": self.epsilon_estimate,

@@ -134,6 +134,11 @@ class SamplerAudit:
     reason: str = ""
 
     @property
+    def draws(self) -> int:
+        """Draws the audit took (``n_samples``)."""
+        return self.n_samples
+
+    @property
     def details(self) -> dict:
         return self.tests
 
