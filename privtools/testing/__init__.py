@@ -53,11 +53,13 @@ DEFAULT_ALPHA = 1e-3
 DEFAULT_MAX_SAMPLES = 200_000
 
 
-def __getattr__(name):           # the submodules, imported when first asked for
-    if name in ("strategies", "adapters"):
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+def __getattr__(name):  # the submodules on first use (strategies needs hypothesis)
+    if name == "strategies":
+        import privtools.testing.strategies as module
+        return module
+    if name == "adapters":
+        import privtools.testing.adapters as module
+        return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
