@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -20,19 +19,12 @@ import pytest
 
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteLaplace, Polya, PolyaDifference, Skellam
+from tests.optional import OPTIONAL, REQUIRED
+from tests.optional import need as _need
 from verification.audit import audit_sampler
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "conformance.py"
-OPTIONAL = "optional dependency"
-# CI installs the [conformance] extra and sets this: a missing library is then an error
-REQUIRED = os.environ.get("PRIVTOOLS_REQUIRE_CONFORMANCE") == "1"
-
-
-def _need(module: str, name: str):
-    if REQUIRED:
-        return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"{OPTIONAL}: {name}")
 
 
 def _load_script():

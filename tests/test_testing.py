@@ -201,6 +201,12 @@ def test_exact_mode_reads_output_laws():
 
     res = assert_private(Coin(), [1], [0], epsilon=math.log(3) + 1e-9, exact=True)
     assert res.passed
+    # δ(ε) of the pair: 3/4 − e^ε/4 (the larger of both directions), certified
+    delta = 0.75 - math.exp(0.5) / 4
+    res = assert_private(Coin(), [1], [0], epsilon=0.5, delta=delta + 1e-12, exact=True)
+    assert res.value[0] <= delta <= res.value[1] and res.quantity == "delta"
+    with pytest.raises(PrivacyAssertionError, match="FAIL"):
+        assert_private(Coin(), [1], [0], epsilon=0.5, delta=delta - 1e-9, exact=True)
 
 
 def test_bad_input_is_named():

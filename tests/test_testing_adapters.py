@@ -15,7 +15,6 @@ import ast
 import importlib
 import importlib.util
 import math
-import os
 import pickle
 import sys
 import types
@@ -28,18 +27,11 @@ from hypothesis import strategies as st
 
 from privtools.errors import ParameterError
 from privtools.testing import adapters
+from tests.optional import OPTIONAL, REQUIRED
+from tests.optional import need as _need
 from verification.audit import audit_mechanism
 
 ROOT = Path(__file__).resolve().parents[1]
-OPTIONAL = "optional dependency"
-# CI installs the [conformance] extra and sets this: a missing library is then an error
-REQUIRED = os.environ.get("PRIVTOOLS_REQUIRE_CONFORMANCE") == "1"
-
-
-def _need(module: str, name: str):
-    if REQUIRED:
-        return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"{OPTIONAL}: {name}")
 
 
 def _load_diffprivlib_mechanisms():

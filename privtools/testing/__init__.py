@@ -160,8 +160,8 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
         if delta == 0:
             iv = dv.llr(P, Q)
         else:
-            iv = mpmath.mpi(max(dv.hockey_stick(P, Q, eps).a, dv.hockey_stick(Q, P, eps).a),
-                            max(dv.hockey_stick(P, Q, eps).b, dv.hockey_stick(Q, P, eps).b))
+            pq, qp = dv.hockey_stick(P, Q, eps), dv.hockey_stick(Q, P, eps)
+            iv = mpmath.mpi(max(pq.a, qp.a), max(pq.b, qp.b))
     else:
         raise ParameterError("exact=True needs a NoisyQuery or a mechanism with "
                              "output_law(dataset) -> ExactPMF")

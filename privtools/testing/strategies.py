@@ -120,6 +120,16 @@ def _like(d, recs: list):
     return tuple(recs) if isinstance(d, tuple) else list(recs)
 
 
+def _one_record(draw, datasets) -> tuple:
+    """A non-empty dataset drawn from ``datasets``, its records and the index of one."""
+    from hypothesis import assume
+
+    d = draw(datasets)
+    recs = _records(d)
+    assume(len(recs) > 0)
+    return d, recs, draw(st.integers(0, len(recs) - 1))
+
+
 def replace_one(datasets, records=None) -> st.SearchStrategy[tuple]:
     """Pairs (d, d′) where d′ replaces one record of a non-empty d by another record.
 
@@ -132,10 +142,7 @@ def replace_one(datasets, records=None) -> st.SearchStrategy[tuple]:
     def _pair(draw):
         from hypothesis import assume
 
-        d = draw(datasets)
-        recs = _records(d)
-        assume(len(recs) > 0)
-        i = draw(st.integers(0, len(recs) - 1))
+        d, recs, i = _one_record(draw, datasets)
         if records is not None:
             new = draw(records)
         else:
@@ -155,12 +162,7 @@ def add_remove_one(datasets) -> st.SearchStrategy[tuple]:
 
     @st.composite
     def _pair(draw):
-        from hypothesis import assume
-
-        d = draw(datasets)
-        recs = _records(d)
-        assume(len(recs) > 0)
-        i = draw(st.integers(0, len(recs) - 1))
+        d, recs, i = _one_record(draw, datasets)
         return d, _like(d, recs[:i] + recs[i + 1:])
 
     return _pair()
