@@ -63,3 +63,16 @@ def emit(result, as_json: bool, report, default=None) -> int:
         report(result)
     return 0
 
+
+
+def machine() -> dict:
+    """The machine the figures are measured on (``scripts/_machine.describe``)."""
+    import sys
+    from pathlib import Path
+
+    scripts = str(Path(__file__).resolve().parents[1] / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    from _machine import describe
+
+    return describe()

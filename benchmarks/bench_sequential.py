@@ -8,8 +8,7 @@ Three tables, measured in one run, in one process:
    α = 10⁻³ over ``--seeds`` seeds: catch rate, median and 90th percentile of the draws
    taken; the fixed-size :func:`verification.audit.audit_sampler` at 200 000 draws on
    ``--fixed-seeds`` seeds as the baseline. As a sensitivity check, the median draws of the
-   sequential audit with a first (selection-only) round of 256 draws instead of the
-   default 1024.
+   sequential audit with a first round of 1024 draws instead of the default 256.
 2. **Mechanisms** — ``sum(d) + noise`` claimed (1/4)-DP on d = [0, 1] vs [0, 0]
    (Lap_Z(4) is exactly (1/4)-DP at sensitivity 1) with four bugs, audited by
    :func:`verification.audit.audit_mechanism_sequential` (at most 200 000 draws per
@@ -41,14 +40,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import math  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-import scipy  # noqa: E402
 import scipy.stats as st  # noqa: E402
-from _bench import emit, print_table  # noqa: E402
+from _bench import emit, machine, print_table  # noqa: E402
 
 from privtools.noise import DiscreteLaplace  # noqa: E402
 from verification.audit import (  # noqa: E402
@@ -65,7 +62,7 @@ ALPHA = 1e-3              # level of the bug audits (the default of privtools.te
 FA_ALPHAS = (0.05, 1e-3)  # levels of the false-alarm counts
 CLAIM = 0.25              # ε claimed by the mechanisms: Lap_Z(4) at sensitivity 1
 TARGET_DRAWS = 1000       # target: gross bugs caught with a median ≤ this many draws
-SMALL_FIRST = 256         # first round of the sampler sensitivity check
+OTHER_FIRST = 1024        # first round of the sampler sensitivity check
 BOUND_LEVEL = 0.99        # one-sided Clopper–Pearson level of the false-alarm bounds
 TEST_LEVEL = 0.01         # exact binomial test of "rate ≤ α"
 
@@ -124,10 +121,10 @@ def sampler_rows(args) -> list[dict]:
             decided.append(_decided_at(res))
             verdicts.append(res.verdict)
             logk.append(res.rounds[-1]["log_e_value"])
-        for i in range(args.small_first_seeds):
+        for i in range(args.other_first_seeds):
             res = audit_sampler_sequential(case.sampler, case.reference, BUDGET,
                                            rng=_seed(args.seed, 1, c, i), alpha=ALPHA,
-                                           first=SMALL_FIRST)
+                                           first=OTHER_FIRST)
             small.append(res)
         t_seq = time.perf_counter() - t0
         t1 = time.perf_counter()
@@ -140,7 +137,7 @@ def sampler_rows(args) -> list[dict]:
                **_summary(draws, decided, verdicts, logk),
                "fixed_runs": len(fixed), "fixed_caught": fixed.count("fail"),
                "fixed_draws": BUDGET,
-               "small_first": {"first": SMALL_FIRST, "runs": len(small),
+               "other_first": {"first": OTHER_FIRST, "runs": len(small),
                                "caught": sum(r.verdict == "fail" for r in small),
                                "median_draws": float(np.median([r.draws for r in small]))
                                if small else None},
@@ -304,19 +301,6 @@ def false_alarm_rows(args, mech_cases) -> list[dict]:
 
 
 # ------------------------------------------------------------------ report
-def _machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "scipy": scipy.__version__,
-            "platform": platform.platform()}
 
 
 def _command(args) -> str:
@@ -369,7 +353,7 @@ def _targets(res) -> list[str]:
 
 def markdown(res, args) -> str:
     m = res["machine"]
-    s_first = res["samplers"][0]["small_first"]["runs"] if res["samplers"] else 0
+    s_first = res["samplers"][0]["other_first"]["runs"] if res["samplers"] else 0
     lines = [
         "# Sequential audits: early stopping on bugs, false alarms",
         "",
@@ -387,9 +371,10 @@ def markdown(res, args) -> str:
         f"from the seed `SeedSequence({args.seed}, spawn_key=(t, c, i))`.",
         "",
         "*draws* is `SequentialAudit.draws`: the draws actually taken, in whole rounds. The "
-        "rounds are a selection-only first round (1 024 draws for samplers, 256 per dataset "
-        "for mechanisms), then rounds of the same size doubling, so a fail after the first "
-        "test round reports 2 048 (samplers) or 512 (mechanisms). *decided at* is the draw "
+        "rounds are a first round of 256 draws (per dataset for mechanisms) that only "
+        "chooses the event, or for samplers bets nothing yet (its alternatives are p₀ "
+        "itself), then rounds of the same size doubling, so a fail in the first betting "
+        "round reports 512 draws. *decided at* is the draw "
         "at which the e-process crossed 1/α inside its round (the draws of the earlier "
         "rounds included). *ratio* is the fixed-size budget over the sequential median "
         "draws.",
@@ -402,11 +387,11 @@ def markdown(res, args) -> str:
         "",
         "| bug | claim | caught | median draws | p90 draws | median decided at | "
         f"median final log K | fixed: caught | ratio | median draws, first round "
-        f"{SMALL_FIRST} |",
+        f"{OTHER_FIRST} |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in res["samplers"]:
-        sf = r["small_first"]
+        sf = r["other_first"]
         lines.append(
             f"| {r['name']} | {r['description']} | {r['caught']}/{r['runs']} | "
             f"{_n(r['median_draws'])} | {_n(r['p90_draws'])} | {_n(r['median_decided_at'])} | "
@@ -417,8 +402,8 @@ def markdown(res, args) -> str:
         "",
         f"*final log K* is the log e-value when the audit stopped (at a fail it is at least "
         f"ln(1/α) = {math.log(1 / ALPHA):.1f}). The last column reruns the first {s_first} "
-        f"seeds with `first={SMALL_FIRST}` (the selection round); everything else uses the "
-        "default `first=1024`.",
+        f"seeds with `first={OTHER_FIRST}` (the selection round); everything else uses the "
+        "default `first=256`.",
         "",
         "## 2. Buggy mechanisms (mechanism form)",
         "",
@@ -482,18 +467,16 @@ def _reading(res) -> str:
     paras = []
     if gross_s:
         paras.append(
-            "Samplers, gross bugs. The first 1 024 draws only estimate the alternative, so "
-            "no sampler audit can fail before draw 1 025, and a fail in the first test round "
-            "reports 2 048 draws. Median draws: "
+            "Samplers, gross bugs. The first 256 draws only estimate the alternatives, so "
+            "no sampler audit can fail before draw 257. Median draws: "
             + ", ".join(f"{r['name']} {_n(r['median_draws'])} (decided at "
                         f"{_n(r['median_decided_at'])})" for r in gross_s)
-            + f", against {BUDGET:,} for the fixed audit. With a first round of "
-            f"{SMALL_FIRST} the medians are "
-            + ", ".join(f"{r['name']} {_n(r['small_first']['median_draws'])}"
-                        for r in gross_s)
-            + f"; {sum(r['small_first']['median_draws'] <= TARGET_DRAWS for r in gross_s)} "
-            f"of {len(gross_s)} gross bugs then meet the {TARGET_DRAWS:,}-draw target. "
-            "With the default first round none can.")
+            + f", against {BUDGET:,} for the fixed audit; "
+            f"{sum(r['median_draws'] <= TARGET_DRAWS for r in gross_s)} of {len(gross_s)} "
+            f"gross bugs meet the {TARGET_DRAWS:,}-draw target. With a first round of "
+            f"{OTHER_FIRST} the medians are "
+            + ", ".join(f"{r['name']} {_n(r['other_first']['median_draws'])}"
+                        for r in gross_s) + ".")
     if gross_m:
         paras.append(
             "Mechanisms, gross bugs (first round 256 per dataset). Median draws per dataset: "
@@ -507,12 +490,12 @@ def _reading(res) -> str:
                         f"(median final log K {r['median_final_log_e']:.1f}) and in "
                         f"{r['fixed_caught']} of {r['fixed_runs']} fixed-size runs"
                         for r in subtle_s)
-            + ". Here the sequential audit has less power than the fixed-size one at the "
-            "same budget. Its bet is the plug-in alternative ½ p₀ + ½ (smoothed bin "
-            "frequencies of the earlier draws) over every integer of the law's bulk; on "
-            "correct draws the log e-value falls at every round (median final log K after "
-            f"{FA_BUDGET:,} draws of the correct samplers: {loss}), and a small deviation "
-            f"must first make up that loss before it reaches ln(1/α) = "
+            + ". The audit bets at two resolutions (16 groups of equal mass and every bin) "
+            "on mixtures (1 − w) p₀ + w f̂ for w = 1/2 … 1/64, f̂ the smoothed frequencies "
+            "of the earlier draws, and averages the twelve e-processes; the small weights "
+            "lose little on correct draws (median final log K after "
+            f"{FA_BUDGET:,} draws of the correct samplers: {loss}), so a shape error that "
+            "shows only over many draws can still build up to ln(1/α) = "
             f"{math.log(1 / ALPHA):.1f}.")
     for r in subtle_m:
         paras.append(
@@ -523,12 +506,13 @@ def _reading(res) -> str:
             f"{r['fixed_median_epsilon_lower']:.3f}).")
     if res["mechanisms"]:
         paras.append(
-            "On a mechanism fail, the reported ε_lower (a Clopper–Pearson bound on one "
-            "round's fresh draws, at level α·2^-r) is usually below the claim — median "
+            "On a mechanism fail the reported ε_lower (confidence 1 − 2α: the e-process "
+            "inverted over ε, and each round's Clopper–Pearson bound at level α·2^-r) is at "
+            "least the claim — median "
             + ", ".join(f"{r['name']} {r['median_epsilon_lower']:.3f} (true "
                         f"{r['true_epsilon']:.3f})" for r in res["mechanisms"])
-            + f" — although the crossing itself rejects every ε ≤ {CLAIM:g} at level α. "
-            "When the audit stops early, read the verdict; ε_lower is then a weak bound.")
+            + ". When the audit stops early it has few draws, so the bound sits close to "
+            "the claim even for a gross bug; the fixed audit's bound is tighter.")
     paras.append(
         "A pass only says the e-process did not reach 1/α within the budget. The "
         "false-alarm counts check the other side: a rate significantly above α would mean "
@@ -540,11 +524,11 @@ def _reading(res) -> str:
 def report(res) -> None:
     print("1. Buggy samplers (sequential at α = 0.001, at most 200 000 draws)")
     print_table(["bug", "caught", "median", "p90", "decided", "log K", "fixed", "ratio",
-                 f"first={SMALL_FIRST}"],
+                 f"first={OTHER_FIRST}"],
                 [[r["name"], f"{r['caught']}/{r['runs']}", _n(r["median_draws"]),
                   _n(r["p90_draws"]), _n(r["median_decided_at"]),
                   _f1(r["median_final_log_e"]), f"{r['fixed_caught']}/{r['fixed_runs']}",
-                  f"{r['ratio']:.1f}", _n(r["small_first"]["median_draws"])]
+                  f"{r['ratio']:.1f}", _n(r["other_first"]["median_draws"])]
                  for r in res["samplers"]], "lrrrrrrrr")
     print()
     print(f"2. Buggy mechanisms (claim ε = {CLAIM:g}, per dataset)")
@@ -591,14 +575,14 @@ def main(argv=None) -> int:
             ap.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.seed < 0:
         ap.error("--seed must be >= 0")
-    args.small_first_seeds = min(args.seeds, 20)
+    args.other_first_seeds = min(args.seeds, 20)
 
     t0 = time.perf_counter()
     mech_cases = mechanism_cases()
     res = {"samplers": sampler_rows(args), "mechanisms": mechanism_rows(args, mech_cases),
            "false_alarms": false_alarm_rows(args, mech_cases)}
     res["seconds"] = time.perf_counter() - t0
-    res["machine"] = _machine()
+    res["machine"] = machine()
     res["command"] = _command(args)
     res["reading"] = _reading(res)
     res["args"] = {k: v for k, v in vars(args).items()}

@@ -1,12 +1,24 @@
 """privtools.testing: the assertions, the hypothesis strategies and the pytest fixture."""
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from privtools.errors import ParameterError
 from privtools.noise import DiscreteLaplace
-from privtools.testing import PrivacyAssertionError, assert_follows, assert_private
+from privtools.testing import (
+    NoisyQuery,
+    PrivacyAssertionError,
+    assert_follows,
+    assert_private,
+    find_counterexample,
+)
 from privtools.testing import strategies as pst
+from verification.audit.sequential import _inverted_lower, _kelly, _log_ratios, _resolutions
 
 
 def _laplace_sum(scale):
@@ -58,15 +70,6 @@ def test_privacy_audit_fixture(privacy_audit):
 
 
 # ---------------------------------------------------------------- sequential assertions
-import math  # noqa: E402
-from fractions import Fraction  # noqa: E402
-
-from hypothesis import strategies as st  # noqa: E402
-
-from privtools.errors import ParameterError  # noqa: E402
-from privtools.testing import NoisyQuery, find_counterexample  # noqa: E402
-from verification.audit.sequential import _kelly  # noqa: E402
-
 
 def _float_laplace(scale):
     return lambda d, size, rng: float(sum(d)) + rng.laplace(0.0, scale, size)
@@ -77,6 +80,7 @@ def test_sequential_is_the_default_and_stops_early_on_a_gross_bug():
         assert_private(_laplace_sum(2), [0, 1], [0, 0], epsilon=0.25)   # scale halved
     res = exc.value.result
     assert res.draws <= 4096 and res.e_value >= 1 / res.alpha
+    assert 0.25 <= res.epsilon_lower <= 0.5      # the claim is rejected; the truth is 0.5
     ok = assert_private(_laplace_sum(4), [0, 1], [0, 0], epsilon=0.25, max_samples=20_000)
     assert ok.verdict == "pass" and ok.draws == 20_000
     # a fixed-size audit when n_samples is given; draws is then n_samples
@@ -110,6 +114,64 @@ def test_every_bet_is_fair_or_worse_under_the_claim(p, q, eps, delta):
             assert 0 <= lam <= cap
             assert sum(wi * (1 + lam * zi) for wi, zi in zip(w, z)) <= 1 + 1e-12
             assert min(1 + lam * zi for zi in z) >= 0.1 - 1e-12
+
+
+@given(mass=st.lists(st.integers(0, 50), min_size=2, max_size=40),
+       counts=st.lists(st.integers(0, 10**6), min_size=40, max_size=40))
+def test_every_sampler_bet_is_fair_under_the_claim(mass, counts):
+    # the sampler e-process is a martingale under the claimed law: for every weight,
+    # Σ p₀ · q_w/p₀ = 1 whatever the earlier counts were (≤ 1 if some fell where p₀ = 0,
+    # which already crossed), and q_w > 0 wherever p₀ > 0
+    p0 = np.asarray(mass, dtype=float)
+    if p0.sum() == 0:
+        p0[0] = 1.0
+    p0 /= p0.sum()
+    seen = np.asarray(counts[:p0.size], dtype=float)
+    ratios = np.exp(_log_ratios(p0, seen))
+    assert np.isinf(ratios[:, p0 == 0]).all()
+    assert (ratios[:, p0 > 0] > 0).all()
+    total = (ratios[:, p0 > 0] * p0[p0 > 0]).sum(axis=1)
+    assert (total <= 1 + 1e-12).all()     # counts where p0 = 0 only make the bet worse
+    if not seen[p0 == 0].any():
+        np.testing.assert_allclose(total, 1.0, rtol=1e-12)
+
+
+def test_sampler_groups_cover_the_fine_bins_in_order():
+    p0 = DiscreteLaplace(4).pmf(np.arange(-60, 61))
+    p0 = p0 / p0.sum()
+    coarse, fine = _resolutions(p0)
+    assert (np.diff(coarse) >= 0).all() and set(coarse) == set(range(coarse.max() + 1))
+    assert 8 <= coarse.max() + 1 <= 16
+    assert (fine == np.arange(p0.size)).all()
+    assert len(_resolutions(np.full(8, 1 / 8))) == 1     # few bins: one resolution
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.05, 2.0),
+       delta=st.sampled_from([0.0, 1e-3, 0.05]), lift=st.floats(0.2, 3.0))
+def test_inverted_lower_bound_only_claims_rejected_values(seed, eps, delta, lift):
+    # every ε' in [0, ε_lower] must have a process (λ' rescaled as documented) that
+    # reached the threshold: checked directly on a fine grid, including inside the steps
+    g = np.random.default_rng(seed)
+    n = 3000
+    q = 0.2
+    p = min(1.0, math.exp(eps + lift) * q)
+    x, y = (g.random(n) < p).astype(float), (g.random(n) < q).astype(float)
+    cap = 0.9 / (math.exp(eps) + delta)
+    lam = np.full(n, _kelly(p, q, eps, delta, cap))
+    threshold = math.log(1e3)
+
+    def reached(t):
+        scale = 1.0 if t <= eps else (math.exp(eps) + delta) / (math.exp(t) + delta)
+        path = np.cumsum(np.log1p(lam * scale * (x - math.exp(t) * y - delta)))
+        return path.max() >= threshold
+
+    crossed = reached(eps)
+    low = _inverted_lower(lam, x, y, eps, delta, threshold, crossed)
+    if crossed:
+        assert low >= eps
+    for t in np.linspace(0.0, low, 60) if low > 0 else ():   # ε ≥ 0 needs no evidence
+        assert reached(float(t)), (t, low)
 
 
 # ---------------------------------------------------------------- counterexamples

@@ -93,7 +93,7 @@ plt.tight_layout()
 ratings = st.lists(st.integers(0, 10), max_size=20)
 cx = find_counterexample(noisy_mean, EPSILON, ratings)
 print("minimal pair:", cx.d, "vs", cx.d_prime)
-print(f"ε ≥ {cx.epsilon_lower:.3f} with confidence {1 - cx.audit.alpha:g}; "
+print(f"ε ≥ {cx.epsilon_lower:.3f} with confidence {1 - 2 * cx.audit.alpha:g}; "
       f"{cx.examples} pairs tried; {cx.draws} draws per dataset to confirm")
 print("witness:", cx.event.describe())
 print("reproduce:", cx.reproduce)

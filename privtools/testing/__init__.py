@@ -24,7 +24,7 @@ instead of a pair, :func:`find_counterexample` lets hypothesis search the neighb
 (``neighbours=``, see :mod:`privtools.testing.strategies`), steer towards leaky ones with
 ``target()`` and *shrink* a failing pair to a minimal one; the pair is then confirmed on
 fresh draws, so the error reports a minimal pair, its event and ε_lower at confidence
-1 − alpha, and one line that repeats it.
+1 − 2·alpha (see :mod:`verification.audit.sequential`), and one line that repeats it.
 
 **Exact mode.** ``exact=True`` computes instead of sampling, for mechanisms that say what
 they release: :class:`NoisyQuery` (an integer query plus a privtools noise law, optionally
@@ -51,6 +51,7 @@ __all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAs
 DEFAULT_SEED = 20260101
 DEFAULT_ALPHA = 1e-3
 DEFAULT_MAX_SAMPLES = 200_000
+_SEARCH_OPTIONS = ("max_examples", "screen_samples")
 
 
 def __getattr__(name):  # the submodules on first use (strategies needs hypothesis)
@@ -184,16 +185,24 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
     those datasets. With ``exact=True``: the certified ε (δ = 0) or δ(ε) of the pair.
     ``epsilon`` (and ``delta``) default to the mechanism's own claim when it carries one
     (:mod:`privtools.testing.adapters`). ``audit_options`` go to the audit (``features``,
-    ``learners``, ``bits``, ``executor``). Returns the audit on success.
+    ``learners``, ``bits``, ``executor``), and ``max_examples`` / ``screen_samples`` to the
+    search (see :func:`find_counterexample`). Returns the audit on success.
     """
+    from hypothesis.strategies import SearchStrategy
+
     eps, delta = _claim(mechanism, epsilon, delta)
-    if datasets is not None:
+    search_opts = {k: audit_options.pop(k) for k in _SEARCH_OPTIONS if k in audit_options}
+    search = datasets is not None or isinstance(neighbours, SearchStrategy)
+    if search_opts and not search:
+        raise ParameterError(f"{', '.join(search_opts)} only applies to the search over "
+                             "datasets=")
+    if search:
         if d is not None or d_prime is not None:
             raise ParameterError("give either the pair d, d_prime or datasets=, not both")
         if exact:
             raise ParameterError("exact=True checks one pair: give d and d_prime")
         cx, search = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng,
-                             max_samples, audit_options)
+                             max_samples, audit_options, **search_opts)
         if cx is not None:
             raise PrivacyAssertionError("privacy search " + cx.summary(), cx.audit, cx)
         return search
@@ -259,9 +268,9 @@ def assert_follows(sampler, reference, *, max_samples: int | None = None,
 @dataclass(frozen=True)
 class MinimalCounterexample:
     """A neighbouring pair that breaks the claim, as small as hypothesis could shrink it,
-    confirmed on fresh draws: ``d``, ``d_prime``, ``epsilon_lower`` (confidence 1 −
-    ``audit.alpha``), the witnessing ``event``, the confirming ``audit`` and ``reproduce``
-    (one line of Python that repeats the confirmation)."""
+    confirmed on fresh draws: ``d``, ``d_prime``, ``epsilon_lower`` (confidence
+    1 − 2·``audit.alpha``, at least ``epsilon``), the witnessing ``event``, the confirming
+    ``audit`` and ``reproduce`` (one line of Python that repeats the confirmation)."""
 
     d: object
     d_prime: object
@@ -366,7 +375,8 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     claim; returns a :class:`MinimalCounterexample` or None.
 
     Hypothesis draws pairs (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a
-    strategy of pairs; at most ``max_examples`` of them), screens each with a short
+    strategy of pairs, which then needs no ``datasets``; at most ``max_examples`` of them),
+    screens each with a short
     sequential audit (at most ``screen_samples`` draws,
     level min(10·alpha, 0.01), its own seed per pair) whose log e-value it maximises with
     ``target()``, and shrinks the first flagged pair to a minimal one. The minimal pair is
@@ -374,8 +384,11 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     ``alpha``): only a confirmed pair is returned, so the false-alarm rate of the whole
     search is at most ``alpha`` however many pairs were screened.
     """
-    if datasets is None:
-        raise ParameterError("datasets: give a hypothesis strategy of datasets or a list")
+    from hypothesis.strategies import SearchStrategy
+
+    if datasets is None and not isinstance(neighbours, SearchStrategy):
+        raise ParameterError("datasets: give a hypothesis strategy of datasets or a list "
+                             "(or neighbours= as a strategy of pairs)")
     eps, delta = _claim(mechanism, epsilon, delta)
     cx, _ = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
                     audit_options, screen_samples=screen_samples, max_examples=max_examples)

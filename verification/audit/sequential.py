@@ -14,20 +14,36 @@ every draw and stop at the first t with K_t ≥ 1/α, and its false-alarm rate i
 most α (the e-process / testing-by-betting view of Shafer and Vovk; Waudby-Smith and
 Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 2024). The rounds
 double in size; before each, the event is chosen again on *all* earlier draws (:func:`
-verification.audit.select.choose_event`) and λ is half the Kelly fraction that the
+verification.audit.select.choose_event`) and λ is the Kelly (growth-optimal) fraction that the
 earlier draws suggest for it. A gross bug therefore fails after a few hundred draws; a
 mechanism near its claim uses the budget.
 
-``epsilon_lower`` is a separate statement at the same level: round r's fresh counts give a
-Clopper–Pearson bound at level α·2^-r (:func:`verification.audit.stats.log_ratio_bound`),
-and the largest of them holds with probability at least 1 − Σ α·2^-r ≥ 1 − α.
+``epsilon_lower`` combines two statements, each at level α, so it holds with confidence
+1 − 2α. (i) The e-process inverted: run against a smaller claim ε' the bets stay valid
+(Z only grows); against a larger one they are rescaled, λ' = λ (e^ε + δ)/(e^ε' + δ), which
+keeps every factor positive and is still fixed before the draw. Each ε' whose process
+reached 1/α is rejected, and with probability at least 1 − α the true ε is not (Ville's
+inequality again); the bound is the largest ε' below which every value is rejected — at
+least the claim when the audit fails, so the two never contradict each other. Between grid
+points each factor is monotone in ε', so the least product over a grid step bounds the
+process inside it and whole steps are rejected at once. (ii) Round r's fresh counts give a
+Clopper–Pearson bound at level α·2^-r (:func:`verification.audit.stats.log_ratio_bound`):
+the process stops at its first crossing, just past the claim, while the counts of a gross
+bug often show a much larger ε.
 
 **Samplers** (:func:`audit_sampler_sequential`). Under the claimed law P₀ the values fall in
-bins with probabilities p₀ (every integer of the law's bulk plus the two tails, or 32
-quantile bins of a continuous law). Each round bets on the plug-in alternative
-q̂ = ½ p₀ + ½ (smoothed bin frequencies of the earlier draws): K_t = ∏ q̂(b_i)/p₀(b_i) is a
-non-negative martingale under P₀ (the likelihood ratio of a predictable alternative), so
-the same 1/α threshold holds at every stopping time.
+fine bins with probabilities p₀ (every integer of the law's bulk plus the two tails, or 1024
+quantile bins of a continuous law). The audit bets at two resolutions — the fine bins and
+16 groups of them with about equal mass — and, at each, on the alternatives
+
+    q_w = (1 − w) p₀ + w f̂,     w ∈ {1/2, 1/4, …, 1/64},
+
+where f̂ are the earlier draws' group frequencies smoothed towards p₀ (as many pseudo-draws
+as groups, placed as p₀ would place them). Each K^(R,w)_t = ∏ q_w(b_i)/p₀(b_i) is the
+likelihood ratio of a predictable alternative, a non-negative martingale under P₀, and so
+is their average K_t: the same 1/α threshold holds at every stopping time. The coarse
+resolution catches a wrong scale in a few hundred draws; the fine one and the small
+weights catch shape errors (a missing share, rounding) that only show over many draws.
 
 A pass only says no violation showed within ``max_samples`` draws; *inconclusive* means the
 budget could not have crossed 1/α even for the most extreme outcome.
@@ -41,6 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.stats as st
+from scipy.special import logsumexp
 
 from privtools.errors import ParameterError
 from privtools.validation import check_int
@@ -56,7 +73,9 @@ __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_seque
 
 FIRST_ROUND = 256          # draws per dataset of the first round (selection only)
 _LAMBDA_CAP = 0.9          # λ ≤ 0.9/(e^ε + δ): no draw can lose more than 90 % of K
-_SAMPLER_BINS = 32         # quantile bins of a continuous law
+_SAMPLER_BINS = 1024       # fine quantile bins of a continuous law
+_COARSE_GROUPS = 16        # groups of about equal mass: the coarse resolution
+_WEIGHTS = 2.0 ** -np.arange(1, 7)   # mixing weights w of the alternatives
 _MAX_INT_BINS = 4001       # bins of an integer law's bulk (merged evenly beyond)
 
 
@@ -69,8 +88,8 @@ class SequentialAudit:
     ``max_samples`` draws, ``"inconclusive"`` when the budget could not have crossed.
     ``draws`` is the number of draws per dataset actually taken (selection rounds
     included); ``e_value`` the largest K reached; ``rounds`` one record per round.
-    For a mechanism, ``epsilon_lower`` holds with confidence 1 − ``alpha`` (see the module
-    doc); for a sampler it is None.
+    For a mechanism, ``epsilon_lower`` holds with confidence 1 − 2·``alpha`` and is at
+    least the claim on a fail (see the module doc); for a sampler it is None.
     """
 
     passed: bool
@@ -96,7 +115,7 @@ class SequentialAudit:
             claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
             line = (f"{self.verdict.upper()}: claim {claim}; {k} after {self.draws:,} draws "
                     f"per dataset; ε ≥ {self.epsilon_lower:.4g} with confidence "
-                    f"{1 - self.alpha:g}")
+                    f"{1 - 2 * self.alpha:g}")
             if self.event is not None and self.verdict == "fail":
                 line += f"; witness: {self.event.describe()}"
         else:
@@ -137,7 +156,7 @@ def _check_budget(max_samples, first) -> tuple[int, int]:
 
 # ---------------------------------------------------------------- mechanisms
 def _kelly(p: float, q: float, eps: float, delta: float, cap: float) -> float:
-    """Half the growth-optimal fraction for Z = X − e^ε Y − δ with X ~ B(p), Y ~ B(q)
+    """The growth-optimal fraction for Z = X − e^ε Y − δ with X ~ B(p), Y ~ B(q)
     independent, in [0, cap]; 0 when the estimated drift is not positive."""
     e = math.exp(eps)
     z = np.array([1 - delta, -e - delta, 1 - e - delta, -delta])
@@ -151,7 +170,7 @@ def _kelly(p: float, q: float, eps: float, delta: float, cap: float) -> float:
             lo = mid
         else:
             hi = mid
-    return lo / 2
+    return lo
 
 
 def _walk(path: np.ndarray, threshold: float, best: float, rec: dict):
@@ -162,6 +181,44 @@ def _walk(path: np.ndarray, threshold: float, best: float, rec: dict):
         rec["stopped_at"] = int(hit[0]) + 1
         return float(path[hit[0]]), max(best, float(path[hit[0]])), True
     return float(path[-1]), max(best, float(path.max())), False
+
+
+def _reaches(log_factors: np.ndarray, threshold: float) -> bool:
+    return log_factors.size > 0 and float(np.cumsum(log_factors).max()) >= threshold
+
+
+def _inverted_lower(lam: np.ndarray, x: np.ndarray, y: np.ndarray, eps: float,
+                    delta: float, threshold: float, crossed: bool, max_steps: int = 4096
+                    ) -> float:
+    """The largest ε' such that every value up to it is rejected by the e-process run
+    against ε' on the same draws and bets (see the module doc)."""
+    e = math.exp(eps)
+    if not crossed:
+        # below the claim K(ε') decreases in ε' (λ fixed, Z decreasing): bisect the down-set
+        def rejected(t):
+            return _reaches(np.log1p(lam * (x - math.exp(t) * y - delta)), threshold)
+        if not rejected(0.0):
+            return 0.0
+        lo, hi = 0.0, eps
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if rejected(mid) else (lo, mid)
+        return lo
+    # above the claim: λ' = λ (e^ε + δ)/(e^ε' + δ); on a step [a, b] the factors of draws
+    # with x or y set decrease in ε' (least at b) and those with neither increase (least
+    # at a), so their product bounds K on the whole step
+    h = max(0.01, eps / 64)
+    none = (x == 0) & (y == 0)
+    a = eps
+    for _ in range(max_steps):
+        b = a + h
+        sa, sb = (e + delta) / (math.exp(a) + delta), (e + delta) / (math.exp(b) + delta)
+        zb = x - math.exp(b) * y - delta
+        low = np.where(none, np.log1p(-lam * sa * delta), np.log1p(lam * sb * zb))
+        if not _reaches(low, threshold):
+            return a
+        a = b
+    return a
 
 
 def _concat(a: Sample | None, b: Sample) -> Sample:
@@ -195,7 +252,8 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     threshold = math.log(1 / alpha)
     # the most any run could reach: every test draw in E on one side only, at the cap
     reachable = (max_samples - first) * math.log1p(cap * (1 - dlt))
-    log_k, best_log_k, used, eps_lower = 0.0, 0.0, 0, 0.0
+    log_k, best_log_k, used, counted = 0.0, 0.0, 0, 0.0
+    bets: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []   # (λ, X, Y) per test draw
     A = B = None
     offset = [0, 0]
     event, otype, history, crossed = None, "", [], False
@@ -224,22 +282,29 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
                 x, y = (xa, xb) if event.direction == "d" else (xb, xa)
                 x, y = x.astype(float), y.astype(float)
                 kp, kq = int(x.sum()), int(y.sum())
-                bound = float(log_ratio_bound(kp, kq, n, alpha * 2.0 ** -r, dlt))
-                eps_lower = max(eps_lower, bound)
+                bound = max(0.0, float(log_ratio_bound(kp, kq, n, alpha * 2.0 ** -r, dlt)))
+                counted = max(counted, bound)
                 rec.update(event=event.describe(), count_favoured=kp, count_other=kq,
-                           epsilon_lower=max(0.0, bound))
+                           epsilon_lower_counts=bound)
                 if lam > 0:
                     path = log_k + np.cumsum(np.log1p(lam * (x - math.exp(eps) * y - dlt)))
                     log_k, best_log_k, crossed = _walk(path, threshold, best_log_k, rec)
+                    stop = rec.get("stopped_at", n)
+                    bets.append((np.full(stop, lam), x[:stop], y[:stop]))
             rec["log_e_value"] = log_k
             history.append(rec)
             if crossed:
                 break
             A, B = _concat(A, new[0]), _concat(B, new[1])
     e_value = math.exp(min(best_log_k, 700.0))
+    eps_lower = counted
+    if bets:
+        lam_all, x_all, y_all = (np.concatenate(v) for v in zip(*bets))
+        eps_lower = max(eps_lower, _inverted_lower(lam_all, x_all, y_all, eps, dlt,
+                                                   threshold, crossed))
     common = dict(kind="mechanism", alpha=alpha, draws=used, max_samples=max_samples,
                   e_value=e_value, rounds=tuple(history), epsilon=eps, delta=dlt,
-                  epsilon_lower=max(0.0, eps_lower), event=event, seed=seed,
+                  epsilon_lower=eps_lower, event=event, seed=seed,
                   output_type=otype)
     if crossed:
         return SequentialAudit(False, "fail", **common,
@@ -261,7 +326,7 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
 def _null_bins(reference):
     """(p₀, binning function) for the claimed law: the integers of a discrete law's bulk
     (mass outside ≤ 1e-9 per side; at most 4001 bins, merged evenly beyond that) plus the
-    two tails; 32 quantile bins of a continuous scipy law; the values of a table."""
+    two tails; 1024 quantile bins of a continuous scipy law; the values of a table."""
     from .sampler import _check_table, _integer_keys, _is_scipy, _Law
 
     if _is_scipy(reference, st.rv_continuous):
@@ -306,24 +371,49 @@ def _bulk(law) -> tuple[int, int]:
     return ends[0], ends[1]
 
 
+def _resolutions(p0: np.ndarray) -> list[np.ndarray]:
+    """Group maps (fine bin → group): the fine bins themselves and, when there are more,
+    at most ``_COARSE_GROUPS`` consecutive groups of about equal mass under p₀ (a bin
+    heavier than 1/16 is a group of its own)."""
+    maps = [np.arange(p0.size)]
+    if p0.size > _COARSE_GROUPS:
+        mid = np.cumsum(p0) - p0 / 2
+        group = np.minimum((mid * _COARSE_GROUPS).astype(np.int64), _COARSE_GROUPS - 1)
+        maps.insert(0, np.unique(group, return_inverse=True)[1])   # no empty groups
+    return maps
+
+
+def _log_ratios(mass: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """log q_w/p₀ per weight (rows) and group (columns): q_w = (1 − w) p₀ + w f̂, f̂ the
+    counts smoothed by as many pseudo-draws as groups, placed as p₀ places them. Each row
+    sums to one against p₀ (a fair bet under the claim); a group p₀ rules out gets +∞."""
+    freq = (counts + mass.size * mass) / (counts.sum() + mass.size)
+    w = _WEIGHTS[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(mass > 0, np.log((1 - w) * mass + w * freq) - np.log(mass), np.inf)
+
+
 def audit_sampler_sequential(sampler: Callable, reference, max_samples: int, rng=None,
-                             alpha: float = 0.01, *, first: int = 1024,
+                             alpha: float = 0.01, *, first: int = FIRST_ROUND,
                              progress: Callable[[int], None] | None = None
                              ) -> SequentialAudit:
     """Anytime-valid goodness of fit of ``sampler(size, rng)`` to ``reference`` (a privtools
     law, an ExactPMF, a frozen scipy distribution or a ``{value: probability}`` table):
     rounds of ``first``, ``first``, 2·``first``, … draws, at most ``max_samples``, stopping
-    when the plug-in likelihood ratio reaches 1/``alpha`` (see the module doc)."""
+    when the mixture of likelihood ratios reaches 1/``alpha`` (see the module doc)."""
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(size, rng)")
     max_samples, first = _check_budget(max_samples, first)
     alpha = check_alpha(alpha)
     seed = root_seed(rng)
     p0, binned = _null_bins(reference)
+    maps = _resolutions(p0)
+    masses = [np.bincount(m, weights=p0, minlength=int(m.max()) + 1) for m in maps]
+    counts = [np.zeros(q.size) for q in masses]
+    log_k = np.zeros((len(maps), _WEIGHTS.size))     # log K per (resolution, weight)
+    log_n = math.log(log_k.size)
     threshold = math.log(1 / alpha)
-    counts = np.zeros(p0.size)
-    log_k = best = 0.0
-    used, history, crossed = 0, [], False
+    best, used, history, crossed = 0.0, 0, [], False
     for r, n in enumerate(round_sizes(max_samples, first)):
         g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
             seed, spawn_key=(SEQUENTIAL, 0, r))))
@@ -336,15 +426,17 @@ def audit_sampler_sequential(sampler: Callable, reference, max_samples: int, rng
         b = binned(values)
         used += n
         rec = {"round": r, "draws": n}
-        if r > 0:
-            freq = (counts + 0.5) / (counts.sum() + 0.5 * counts.size)
-            q = 0.5 * p0 + 0.5 * freq
-            with np.errstate(divide="ignore"):
-                step = np.where(p0 > 0, np.log(q) - np.log(p0), np.inf)[b]
-            log_k, best, crossed = _walk(log_k + np.cumsum(step), threshold, best, rec)
-        rec["log_e_value"] = log_k
+        paths = []
+        for i, (gmap, mass) in enumerate(zip(maps, masses)):
+            step = _log_ratios(mass, counts[i])
+            grp = gmap[b]
+            paths.append(log_k[i][:, None] + np.cumsum(step[:, grp], axis=1))
+            log_k[i] = paths[-1][:, -1]
+            counts[i] += np.bincount(grp, minlength=mass.size)
+        mixture = logsumexp(np.vstack(paths), axis=0) - log_n
+        last, best, crossed = _walk(mixture, threshold, best, rec)
+        rec["log_e_value"] = last
         history.append(rec)
-        counts += np.bincount(b, minlength=p0.size)
         if crossed:
             break
     common = dict(kind="sampler", alpha=alpha, draws=used, max_samples=max_samples,
