@@ -38,6 +38,7 @@ diffprivlib in :mod:`privtools.testing.adapters`; a pytest plugin
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 from dataclasses import dataclass
@@ -295,7 +296,7 @@ class MinimalCounterexample:
 @dataclass(frozen=True)
 class SearchResult:
     """No confirmed counterexample among the pairs tried: ``examples`` pairs screened,
-    ``candidate`` the pair that screening flagged but fresh draws did not confirm (or
+    ``candidate`` the most suspect screened pair, which fresh draws did not confirm (or
     None), ``passed`` True."""
 
     passed: bool
@@ -306,7 +307,7 @@ class SearchResult:
 
     def summary(self) -> str:
         extra = "" if self.candidate is None else \
-            f"; screening flagged {self.candidate!r}, fresh draws did not confirm it"
+            f"; fresh draws did not confirm the most suspect pair {self.candidate!r}"
         return f"{self.verdict.upper()}: no counterexample in {self.examples} pairs{extra}"
 
 
@@ -336,6 +337,7 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
     seed = root_seed(rng)
     screen_alpha = min(alpha * 10, 0.01)
     tried = [0]
+    best: list = [0.0, None]          # the largest screening log e-value and its pair
     screen_opts = {"learners": ("logistic",), **audit_options}
 
     def leaks(pair) -> bool:
@@ -344,7 +346,10 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
         res = audit_mechanism_sequential(mechanism, d, d_prime, eps, screen_samples,
                                          rng=_pair_seed(seed, pair), delta=delta,
                                          alpha=screen_alpha, **screen_opts)
-        target(min(math.log(max(res.e_value, 1e-300)), 700.0), label="log e-value")
+        log_e = min(math.log(max(res.e_value, 1e-300)), 700.0)
+        target(log_e, label="log e-value")
+        if log_e > best[0]:
+            best[:] = [log_e, (copy.deepcopy(d), copy.deepcopy(d_prime))]
         return res.verdict == "fail"
 
     conf = settings(max_examples=max_examples, database=None, deadline=None,
@@ -352,7 +357,11 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
     try:
         d, d_prime = find(pairs, leaks, settings=conf, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
-        return None, SearchResult(True, "pass", tried[0], None, 0)
+        if best[1] is None:
+            return None, SearchResult(True, "pass", tried[0], None, 0)
+        # no pair crossed the screening level: confirm the one that came closest (with
+        # the full budget, on fresh draws; it was chosen on screening draws only)
+        d, d_prime = best[1]
     audit = audit_mechanism_sequential(mechanism, d, d_prime, eps, DEFAULT_MAX_SAMPLES
                                        if max_samples is None else max_samples,
                                        rng=_pair_seed(seed + 1, (d, d_prime)), delta=delta,
@@ -379,10 +388,11 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     screens each with a short
     sequential audit (at most ``screen_samples`` draws,
     level min(10·alpha, 0.01), its own seed per pair) whose log e-value it maximises with
-    ``target()``, and shrinks the first flagged pair to a minimal one. The minimal pair is
-    then audited again on fresh draws (sequential, at most ``max_samples``, level
-    ``alpha``): only a confirmed pair is returned, so the false-alarm rate of the whole
-    search is at most ``alpha`` however many pairs were screened.
+    ``target()``, and shrinks the first flagged pair to a minimal one (when none is flagged,
+    the pair with the largest screening e-value stands in, unshrunk). That pair is then
+    audited again on fresh draws (sequential, at most ``max_samples``, level ``alpha``):
+    only a confirmed pair is returned, so the false-alarm rate of the whole search is at
+    most ``alpha`` however many pairs were screened.
     """
     from hypothesis.strategies import SearchStrategy
 
