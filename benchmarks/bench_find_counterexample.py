@@ -3,7 +3,8 @@
 For each mechanism of :func:`verification.zoo.dpsniper_suite` and
 :func:`verification.zoo.statdp_suite` whose claim does not hold, hypothesis searches
 neighbouring pairs of *arbitrary* datasets (not the benchmark's pairs) with
-:func:`privtools.testing.find_counterexample` at α = 10⁻³ and the default budgets:
+:func:`privtools.testing.find_counterexample` at α = 10⁻³, the default audit budgets and at
+most ``--max-examples`` pairs (default 30):
 
 * relation "query": lists of 1–20 answers in {0, 1, 2, 3}, every answer moved by at most 1
   (``neighbours="linf"``); the truncated geometric's one count in [0, 5], moved by one;
@@ -64,12 +65,12 @@ def _size(d) -> int:
     return len(d) if isinstance(d, (list, tuple)) else 1
 
 
-def run(entry, seed: int) -> dict:
+def run(entry, seed: int, max_examples: int) -> dict:
     datasets, neighbours = search_space(entry)
     canonical = min(len(d) for d in entry.datasets)
     t0 = time.perf_counter()
     cx = find_counterexample(entry.mechanism, entry.epsilon, datasets, neighbours,
-                             alpha=ALPHA, rng=seed)
+                             alpha=ALPHA, rng=seed, max_examples=max_examples)
     seconds = time.perf_counter() - t0
     row = {"name": entry.name, "claim": entry.epsilon, "true_epsilon": entry.true_epsilon,
            "relation": entry.relation, "canonical_size": canonical, "seconds": seconds,
@@ -133,9 +134,11 @@ def markdown(res, command: str) -> str:
         "Each mechanism is searched over arbitrary datasets (not the benchmark's own pairs; "
         "see `benchmarks/bench_find_counterexample.py`) by "
         f"`find_counterexample(mechanism, claim, datasets, neighbours, alpha={ALPHA:g})` "
-        "with the default budgets: at most 100 pairs, each screened by a sequential audit "
-        "of at most 20 000 draws at min(10α, 0.01), the shrunk pair confirmed on fresh "
-        "draws by a sequential audit of at most 200 000 draws at α. *size* is the length "
+        f"and `max_examples={res['max_examples']}`: at most that many pairs, each screened "
+        "by a sequential audit of at most 20 000 draws at min(10α, 0.01); the shrunk pair "
+        "(or, when none was flagged, the pair with the largest screening e-value) confirmed "
+        "on fresh draws by a sequential audit of at most 200 000 draws at α. *size* is the "
+        "length "
         "of the longer dataset of the pair; *canonical* the length of the smallest input "
         "the mechanism's paper (DP-Sniper / StatDP) evaluates. ε_lower holds with "
         f"confidence {1 - 2 * ALPHA:g}; *tried* counts the pairs hypothesis screened.",
@@ -160,13 +163,15 @@ def main(argv=None) -> int:
     def extra(ap):
         ap.add_argument("--markdown", metavar="PATH", help="also write the report here")
         ap.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+        ap.add_argument("--max-examples", type=int, default=30,
+                        help="pairs hypothesis may screen per mechanism (default 30)")
         ap.add_argument("--only", metavar="NAME", action="append",
                         help="run only this mechanism (repeatable)")
 
     args = bench_args(__doc__, argv, quick_help="the DP-Sniper suite only", repeats=None,
                       extra=extra)
-    if args.seed < 0:
-        print("--seed must be >= 0", file=sys.stderr)
+    if args.seed < 0 or args.max_examples < 1:
+        print("--seed must be >= 0 and --max-examples >= 1", file=sys.stderr)
         return 2
     entries = [z for z in dpsniper_suite() + ([] if args.quick else statdp_suite())
                if not z.private]
@@ -181,14 +186,15 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     rows = []
     for i, entry in enumerate(entries):
-        row = run(entry, args.seed + i)
+        row = run(entry, args.seed + i, args.max_examples)
         rows.append(row)
         if not args.json:
             found = (f"found {row['d']} vs {row['d_prime']}" if row["found"] else
                      "NOT found")
             print(f"{entry.name}: {found} ({row['seconds']:.1f} s)", file=sys.stderr,
                   flush=True)
-    res = {"rows": rows, "seconds": time.perf_counter() - t0, "machine": machine()}
+    res = {"rows": rows, "seconds": time.perf_counter() - t0, "machine": machine(),
+           "max_examples": args.max_examples}
     if args.markdown:
         command = "python benchmarks/bench_find_counterexample.py " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a != "--json")

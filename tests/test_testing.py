@@ -204,6 +204,21 @@ def test_no_counterexample_for_a_private_mechanism():
                                screen_samples=5000) is None
 
 
+def test_search_over_a_strategy_of_pairs_and_its_options():
+    # neighbours= as a strategy of pairs needs no datasets; the search options reach the
+    # search through assert_private, and only there
+    def leaky(d, size, rng):            # Lap(1) on a value that moves by up to 3
+        return float(d[0]) + rng.laplace(0.0, 1.0, size)
+    pairs = st.integers(0, 3).map(lambda v: ((0,), (v,))).filter(lambda p: p[0] != p[1])
+    with pytest.raises(PrivacyAssertionError, match="privacy search") as exc:
+        assert_private(leaky, epsilon=1.0, neighbours=pairs, max_examples=10,
+                       screen_samples=5000)
+    cx = exc.value.counterexample
+    assert (cx.d, cx.d_prime) == ((0,), (2,)) and cx.epsilon_lower >= 1.0   # shrunk: 1 is ε = 1
+    with pytest.raises(ParameterError, match="max_examples"):
+        assert_private(leaky, (0,), (1,), 1.0, max_examples=10)
+
+
 @given(pair=pst.replace_one(st.lists(st.integers(0, 5), max_size=6)))
 def test_replace_one_pairs_differ_in_one_record(pair):
     d, e = pair
