@@ -175,8 +175,9 @@ EXPLANATIONS: dict[tuple[str, int, str], tuple[str, str]] = {
     (R, 287, "core/ReplaceFalseWithTrue"): ("performance", "an extra copy"),
     (SE, 60, N): ("performance", "the size from which pairs are spread over processes"),
     (SE, 79, N): ("equivalent", "for m >= 2 the ceiling is >= 1 anyway"),
-    (SE, 262, "core/ReplaceUnaryOperator_USub_UAdd"): ("performance", "one task per owner "
-                                                                      "row: the same masks"),
+    (SE, 262, "core/ReplaceUnaryOperator_USub_UAdd"): ("performance", "each owner row is a "
+                                                                      "work unit of its own: "
+                                                                      "the same masks"),
     (SE, 398, N): ("equivalent", "numpy reads any negative size in reshape as 'infer'"),
     (SE, 403, _cmp("Lt", "LtE")): ("equivalent", "i is a survivor, never in D: D < i and "
                                                  "D <= i select the same users"),

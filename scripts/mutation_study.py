@@ -834,10 +834,14 @@ def write_markdown(path: Path, rep: dict) -> None:
         f"killed — and {s['collection']} by an import or collection error); "
         f"survived: {s['survived']}.",
         f"* **Kill fraction: {_fraction_line(s['killed'], s['killed'] + s['survived'], rep['sampled'])}.**",  # noqa: E501
-        f"* Survivors explained as changing no result or guarantee ({s['explained']}: "
+        f"* Survivors explained as leaving every privacy guarantee intact ({s['explained']}: "
         + (", ".join(f"{n} {c}" for c, n in rep["categories"].items()) or "none")
         + "; see the survivors table) left out: "
         f"{_fraction_line(s['killed'], s['killed'] + s['survived'] - s['explained'], rep['sampled'])}.",  # noqa: E501
+        f"* Leaving out only the equivalent, performance, guess, tolerance and message "
+        f"survivors (counting the {rep['categories'].get('conservative', 0)} conservative "
+        "ones, looser but valid bounds, as survivors): "
+        f"{_fraction_line(s['killed'], s['killed'] + s['survived'] - s['explained'] + rep['categories'].get('conservative', 0), rep['sampled'])}.",  # noqa: E501
         "",
         "### Per module",
         "",
@@ -907,7 +911,9 @@ def write_markdown(path: Path, rep: dict) -> None:
         + ".",
         "* **Trace.** The pool runs once unmutated (every test must pass) under a call tracer "
         "that records which functions of the mutated modules each test executes; code run "
-        "while a test file is collected is charged to every test of that file.",
+        "while a test file is collected is charged to every test of that file, `lru_cache`s "
+        "are cleared before each test, and a `cached_property` charges its computation to "
+        "every test that reads it.",
         "* **Pass 1.** Each mutant runs `python -m pytest -x -q -p no:cacheprovider -p "
         "no:nbmake` on the "
         "tests that executed its enclosing function (fastest first; a mutant in module-level "
