@@ -2,6 +2,7 @@
 use the same checks).
 
 Rules (privacy-critical parameters):
+
 - errors are ``ParameterError`` (both a ValueError and a TypeError) that name the
   offending parameter, raised before any work is done;
 - nothing is clipped, wrapped or rounded silently;

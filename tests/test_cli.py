@@ -56,7 +56,8 @@ def test_demo_quick_writes_report(tmp_path):
     assert {r["policy"].split(" (")[0] for r in summary["regret"]} >= {
         "Dist-DP-SE", "CDP-SE", "LDP-SE", "AdaC-UCB"}
     page = (tmp_path / "report.html").read_text()
-    assert '<img alt="regret" src="regret.png">' in page and page.count("<table>") >= 6
+    assert 'src="data:image/png;base64,' in page and 'src="regret.png"' not in page
+    assert page.count("<table") >= 6
 
 
 def test_verify_claims_json():

@@ -53,6 +53,7 @@ class Claim:
     slack_meaning: str = "claimed / exact (>= 1 means it holds)"
 
     def grid(self, which: str) -> tuple[dict, ...]:
+        """The claim's parameter points on the ``"reduced"`` or ``"full"`` grid."""
         if which not in ("reduced", "full"):
             raise ParameterError(f"grid must be 'reduced' or 'full', got {which!r}")
         return self.reduced if which == "reduced" else self.full
@@ -66,6 +67,7 @@ class ClaimResult:
 
     @property
     def status(self) -> str:
+        """The verdict: fails if any point fails, else inconclusive if any is, else holds."""
         states = {r.status for r in self.rows}
         if FAILS in states:
             return FAILS
@@ -75,10 +77,12 @@ class ClaimResult:
 
     @property
     def worst_slack(self) -> float | None:
+        """The smallest slack over the checked points, or None."""
         vals = [r.slack for r in self.rows if r.slack is not None]
         return min(vals) if vals else None
 
     def to_dict(self) -> dict:
+        """The result as JSON-ready values."""
         return {
             "name": self.claim.name,
             "source": self.claim.source,
@@ -462,6 +466,7 @@ def all_claims() -> list[Claim]:
 
 
 def get(name: str) -> Claim:
+    """The claim named ``name`` (ParameterError naming the known claims otherwise)."""
     for c in all_claims():
         if c.name == name:
             return c
@@ -487,4 +492,5 @@ def check(name: str, grid: str = "reduced", progress: Callable[[], None] | None 
 
 def check_all(grid: str = "reduced", progress: Callable[[], None] | None = None
               ) -> list[ClaimResult]:
+    """Every claim checked on ``grid`` (``"reduced"`` or ``"full"``)."""
     return [check(c.name, grid, progress) for c in all_claims()]

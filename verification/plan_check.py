@@ -89,6 +89,7 @@ class Finding:
     detail: str = ""
 
     def to_dict(self) -> dict:
+        """The finding as JSON-ready values."""
         return {"name": self.name, "status": self.status, "value": self.value,
                 "target": self.target, "detail": self.detail}
 
@@ -123,6 +124,7 @@ class PlanCheck:
 
     @property
     def passed(self) -> bool:
+        """True when every finding holds (informational findings aside)."""
         return all(f.status in (HOLDS, INFO) for f in self.findings)
 
     @property
@@ -133,6 +135,7 @@ class PlanCheck:
                      for f in self.findings if f.status not in (HOLDS, INFO))
 
     def to_dict(self) -> dict:
+        """The check as JSON-ready values (intervals as ``[lo, hi]`` strings)."""
         def iv(x):
             if x is None:
                 return None

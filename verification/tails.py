@@ -149,14 +149,17 @@ class TailCheck:
 
     @property
     def holds(self) -> bool:
+        """Whether the bound holds at every checked point."""
         return self.status == HOLDS
 
     @property
     def slack_range(self) -> tuple[float, float] | None:
+        """The smallest and largest slack over the checked points, or None."""
         vals = [r.slack for r in self.rows if r.slack is not None]
         return (min(vals), max(vals)) if vals else None
 
     def failing(self) -> tuple[TailRow, ...]:
+        """The points where the bound fails."""
         return tuple(r for r in self.rows if r.status == FAILS)
 
 

@@ -69,9 +69,11 @@ class WordsAudit:
 
     @property
     def passed(self) -> bool:
+        """Whether the audit passed."""
         return self.verdict == PASS
 
     def summary(self) -> str:
+        """One readable line: verdict, draws, the word counts and each test's p-value."""
         w = self.words
         parts = ", ".join(f"{k} p={v['p_value']:.3g}" for k, v in self.tests.items())
         return (f"{self.verdict.upper()}: {self.name}: {self.n_draws} single draws, words "
@@ -79,6 +81,7 @@ class WordsAudit:
                 f"{parts} (alpha = {self.alpha:g})")
 
     def to_dict(self) -> dict:
+        """The audit as JSON-ready values."""
         return {"verdict": self.verdict, "alpha": self.alpha, "n_draws": self.n_draws,
                 "name": self.name, "words": self.words, "tests": self.tests,
                 "seconds": self.seconds, "law": self.law, "notes": list(self.notes)}

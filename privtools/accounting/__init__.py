@@ -2,13 +2,14 @@
 (ε, δ)-DP, composition, and an RDP accountant over mechanism descriptions.
 
 Describe, then interpret (as Google's ``dp_accounting``): ``events`` are immutable
-descriptions of what was released; ``RdpAccountant`` interprets them.
+descriptions of what was released; ``RdpAccountant`` interprets them. ::
 
     from privtools.accounting import RdpAccountant, SkellamEvent
     acc = RdpAccountant().compose(SkellamEvent(var=g**2 / eps**2, sensitivity=g), count=B)
     eps_dp, order = acc.epsilon(delta=1e-6)          # Lemma 10 (000)
 
-Modules
+Modules ::
+
     curves        ε(α) of discrete Laplace (exact), Skellam (Lemma 3), Theorem 2's ε̂,
                   summed discrete Gaussians (Lemma 4), Gaussian, Laplace, zCDP, pure DP
     conversions   RDP/zCDP/CDP → (ε, δ) (Lemma 10 / CKS20, Mironov, Bun–Steinke),

@@ -174,6 +174,7 @@ class EventCurve(Curve):
         self.event = event
 
     def rdp_mp(self, a: Fraction):
+        """The event's Rényi divergence at order α (a Fraction), in mpmath."""
         return _event_rdp(self.event, a)
 
     def __repr__(self) -> str:
@@ -216,6 +217,7 @@ class RdpAccountant:
 
     @property
     def orders(self) -> tuple:
+        """The Rényi orders the accountant evaluates."""
         return self._orders
 
     @property

@@ -61,6 +61,7 @@ class ComposedCurve(Curve):
         self.terms = tuple(zip(curves, counts))
 
     def rdp_mp(self, a: Fraction):
+        """Σ k·ε_i(α) over the composed terms, in mpmath at raised precision (α a Fraction)."""
         total = Fraction(0)
         with mpmath.workdps(BASE_DPS + 10):
             for curve, k in self.terms:
@@ -112,8 +113,10 @@ class ApproxDP:
 
 def advanced_composition(eps, delta, k, delta_prime) -> ApproxDP:
     """Advanced composition (Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Thm 3.20):
-    k adaptive (ε, δ)-DP mechanisms are (ε', kδ + δ')-DP with
+    k adaptive (ε, δ)-DP mechanisms are (ε', kδ + δ')-DP with ::
+
         ε' = √(2k log(1/δ')) ε + k ε (e^ε − 1).
+
     ``delta`` may be 0 (pure-DP mechanisms); ``delta_prime`` in (0, 1)."""
     e = check_positive_fraction("eps", eps)
     d = check_nonneg("delta", delta)

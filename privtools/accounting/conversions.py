@@ -166,8 +166,10 @@ def _dps_for(pairs) -> int:
 def rdp_to_dp(rdp: Callable | Mapping, delta, orders=None, method: str = "lemma10",
               *, tv_bound: bool = True) -> EpsilonResult:
     """(ε, δ)-DP from an RDP curve: Lemma 10 (000) (``method="lemma10"``, the
-    Canonne–Kamath–Steinke 2020 / Asoodeh et al. 2020 conversion)
+    Canonne–Kamath–Steinke 2020 / Asoodeh et al. 2020 conversion) ::
+
         ε = inf_α ε(α) + log(1/(αδ))/(α−1) + log(1 − 1/α),
+
     or Mironov 2017 (``method="mironov"``): ε = inf_α ε(α) + log(1/δ)/(α−1).
 
     ``rdp``: a callable α ↦ ε(α) (curves from this package, or any function of a float /
@@ -198,9 +200,11 @@ def rdp_to_dp(rdp: Callable | Mapping, delta, orders=None, method: str = "lemma1
 def rdp_to_delta(rdp: Callable | Mapping, epsilon, orders=None, method: str = "lemma10",
                  *, tv_bound: bool = True) -> DeltaResult:
     """δ(ε) from an RDP curve, inverting the same conversion in δ and minimising over
-    the orders:
+    the orders::
+
         lemma10:  log δ = min_α (α−1)(ε(α) − ε + log(1 − 1/α)) − log α
         mironov:  log δ = min_α (α−1)(ε(α) − ε),
+
     and (``tv_bound``) δ <= √(1 − e^{−ε(α)}). Returns a :class:`DeltaResult` (δ capped
     at 1, rounded up)."""
     _check_method(method)
@@ -291,9 +295,11 @@ def zcdp_to_dp(rho, delta, method: str = "lemma10", *, tv_bound: bool = True
 
 
 def cdp_to_dp(epsilon, delta, method: str = "lemma10") -> EpsilonResult:
-    """(ε', δ)-DP from ½ε²-CDP (Definition 10 (000)), second half of Lemma 10 (000):
+    """(ε', δ)-DP from ½ε²-CDP (Definition 10 (000)), second half of Lemma 10 (000)::
+
         ε' = inf_{α>1} ½ε²α + log(1/(αδ))/(α−1) + log(1 − 1/α)   (``"lemma10"``)
            <= ε(√(2 log(1/δ)) + ε/2)                               (``"lemma10_closed"``).
+
     The closed form equals ``zcdp_to_dp(ε²/2, δ, "standard")``."""
     _check_method(method, _CDP_METHODS)
     e = check_nonneg("epsilon", epsilon)

@@ -83,9 +83,11 @@ def discrete_laplace_rdp(alpha, scale, sensitivity=1):
     """Exact RDP of adding Lap_Z(``scale``) to an integer query of sensitivity Δ.
 
     Closed form (derived in ``_discrete_laplace_mp``; verified in the tests against direct
-    summation of Σ p^α q^{1−α} at 50 digits): with a = 1/b, r = e^{−a}, u = e^{−a(2α−1)},
+    summation of Σ p^α q^{1−α} at 50 digits): with a = 1/b, r = e^{−a}, u = e^{−a(2α−1)}, ::
+
         ε(α) = aΔ + log T / (α−1),
         T = (1 + u^Δ)/(1+r) + (1−r)/(1+r) · u(1 − u^{Δ−1})/(1 − u).
+
     Δ = 1: ε(α) = 1/b + [log(1 + e^{−(2α−1)/b}) − log(1 + e^{−1/b})]/(α−1), the
     randomized-response curve of ε = 1/b (Fact 2 (000): Lap_Z(b) is (Δ/b)-DP).
     """
@@ -117,7 +119,8 @@ def pure_dp_rdp(alpha, eps, *, tight=False):
     Default: ε(α) = min{ε, ½ε²α} — the trivial bound D_α <= D_∞ <= ε (Mironov 2017,
     Prop. 3) and Bun & Steinke 2016 Prop. 3.3 (ε-DP ⇒ ½ε²-zCDP), the form Lemma 10 (000)
     states ("(ε,0)-DP ⇒ (α, ½ε²α)-RDP"); the minimum of the two, both valid, is returned.
-    ``tight=True``: the exact worst case, randomized response,
+    ``tight=True``: the exact worst case, randomized response, ::
+
         ε(α) = 1/(α−1) · log[(e^{αε} + e^{(1−α)ε}) / (1 + e^ε)]  <= min{ε, ½ε²α}.
     """
     eps = check_nonneg("eps", eps)
@@ -137,8 +140,10 @@ def _skellam_bound(a: Fraction, var: Fraction, sens: Fraction) -> Fraction:
 
 def skellam_rdp_bound(alpha, var, sensitivity):
     """Lemma 3 (000) (= Agarwal, Kairouz & Liu 2021, Thm 3.5): adding X ~ Sk(0, σ²) to a
-    Δ-sensitive integer query is (α, ε(α))-RDP for integer α > 1 with
+    Δ-sensitive integer query is (α, ε(α))-RDP for integer α > 1 with ::
+
         ε(α) <= αΔ²/(2σ²) + min{((2α−1)Δ² + 6Δ)/(4σ⁴), 3Δ/(2σ²)}.
+
     ``var`` = σ² (the Skellam variance: Sk(0, σ²) = N₁ − N₂, N_i ~ Poisson(σ²/2), pmf
     e^{−σ²} I_x(σ²), the parametrisation AKL21 use). The lemma is stated for integer α
     only, so a non-integer ``alpha`` raises (for an order in between, D_α is
@@ -172,8 +177,10 @@ def _theorem2_mp(a: Fraction, eps: Fraction, s: Fraction, n: int, form: str) -> 
 def theorem2_rdp(alpha, eps, s, n=None, *, form="paper"):
     """The RDP curve of Theorem 2 (000) (Skellam noise, g = ⌈sε√n⌉, σ² = g²/ε²).
 
-    ``n`` given: the per-batch curve ε̂_n(α) from the proof of Theorem 2,
+    ``n`` given: the per-batch curve ε̂_n(α) from the proof of Theorem 2, ::
+
         ε̂_n(α) = αε²/2 + min{(2α−1)ε²/(4s²n) + 3ε/(2s³n^{3/2}), 3ε²/(2s√n)};
+
     ``n=None``: the batch-free curve of the statement, ε̂(α) = ε̂_1(α) (the paper bounds
     ε̂_n <= ε̂ using n >= 1).
 
@@ -268,8 +275,10 @@ def _lemma4_eps_mp(n: int, sigma2: Fraction, sens: Fraction, dps: int = 30) -> m
 
 def discrete_gaussian_sum_cdp(n, sigma2, sensitivity):
     """Lemma 4 (000) (= Kairouz, Liu & Steinke 2021, Prop. 13): adding Z_n = Σ_{i<=n} X_i,
-    X_i ~ N_Z(0, σ²) i.i.d., to a Δ-sensitive integer query is ½ε²-CDP with
+    X_i ~ N_Z(0, σ²) i.i.d., to a Δ-sensitive integer query is ½ε²-CDP with ::
+
         ε = min{ √(Δ²/(nσ²) + ξ/2),  Δ/(√n σ) + ξ },  ξ = 10 Σ_{k=1}^{n−1} e^{−2π²σ² k/(k+1)},
+
     for σ >= 1/2 (``sigma2`` = σ² >= 1/4, else ParameterError). Returns ε (rounded up);
     the RDP curve is ½ε²α (Remark 5 (000)).
     """
@@ -296,9 +305,11 @@ def _laplace_mp(a: Fraction, b: Fraction, sens: Fraction) -> mpmath.mpf:
 
 
 def laplace_rdp(alpha, b, sensitivity=1):
-    """Continuous Laplace(b) on a Δ-sensitive query (Mironov 2017, Prop. 6), exact:
+    """Continuous Laplace(b) on a Δ-sensitive query (Mironov 2017, Prop. 6), exact::
+
         ε(α) = 1/(α−1) · log[ α/(2α−1) e^{(α−1)Δ/b} + (α−1)/(2α−1) e^{−αΔ/b} ]
              = Δ/b + log1p[ (α−1)/(2α−1) · (e^{−(2α−1)Δ/b} − 1) ] / (α−1)
+
     (the second, cancellation-free form is the one evaluated)."""
     b = check_positive_fraction("b", b)
     sens = check_sensitivity(sensitivity, integer=False)

@@ -136,7 +136,7 @@ class DiscreteGaussianSumEvent(DpEvent):
 
 @dataclass(frozen=True)
 class GaussianEvent(DpEvent):
-    """Continuous N(0, ``sigma``²) on a query of L2 sensitivity Δ."""
+    """Continuous N(0, σ²), σ = ``sigma``, on a query of L2 sensitivity Δ."""
 
     sigma: Fraction
     sensitivity: Fraction = Fraction(1)

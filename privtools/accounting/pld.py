@@ -148,6 +148,7 @@ class LossGrid:
 
     @property
     def support(self) -> tuple[Fraction, Fraction]:
+        """The smallest and largest loss on the grid."""
         return self.loss(0), self.loss(len(self) - 1)
 
     def total(self) -> int:
@@ -403,10 +404,13 @@ class PrivacyLossDistribution:
 
     @property
     def directions(self) -> tuple[tuple[LossGrid, LossGrid], ...]:
+        """The loss grids measured: ``(forward,)``, or ``(forward, reverse)`` when both
+        directions of the pair are kept."""
         return (self.forward,) if self.reverse is None else (self.forward, self.reverse)
 
     @property
     def step(self) -> Fraction:
+        """The spacing of the loss grid."""
         return self.forward[0].step
 
     def compose(self, other: PrivacyLossDistribution, tail=DEFAULT_TAIL

@@ -51,6 +51,7 @@ class PldEpsilon:
 
     @property
     def relative_width(self) -> float:
+        """(hi − lo)/hi of the certified interval: how tight the bracket is."""
         lo, hi = _intervals.ends(self.interval)
         return float((hi - lo) / hi) if hi > 0 and mpmath.isfinite(hi) else 0.0
 
@@ -122,6 +123,7 @@ class PldAccountant:
 
     @property
     def ledger(self) -> tuple[tuple[DpEvent, int], ...]:
+        """The composed events, as ``(event, count)`` pairs in the order they were added."""
         return tuple(self._ledger)
 
     # ------------------------------------------------------------------ interpret

@@ -1,4 +1,4 @@
-"""Private bandits on simulated environments, one room per concern:
+"""Private bandits on simulated environments, one room per concern::
 
     envs          environments and the named instances of both papers: Environment,
                   GaussianEnv (clipped), BernoulliEnv, BetaEnv, EmpiricalEnv, CustomEnv,

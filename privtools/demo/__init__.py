@@ -16,7 +16,8 @@ against the exact law. Then G-tests of the integer-only samplers and the symboli
 paper 000's claims (reduced grid), black-box audits of the shipped samplers and of the
 server's view under Theorems 1, 2 and 4, a plan for a realistic deployment (ε = 1,
 n = 2^16, T = 10^7) verified exactly, and a short regret comparison of the trust models
-(distributed, central, local, zCDP). The report is Markdown + PNG + an HTML page.
+(distributed, central, local, zCDP). The report is Markdown + PNG + a self-contained HTML
+page (plots embedded, math rendered as MathML, no network).
 """
 
 from __future__ import annotations
@@ -34,7 +35,30 @@ __all__ = ["run_demo", "checks", "report"]
 
 
 def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None) -> dict:
-    """Run the checks, write ``out/report.md``, ``out/noise.png``, ``out/summary.json``."""
+    """Run the demo's checks and write its report to ``out``.
+
+    Writes ``report.md``, ``report.html`` (self-contained: plots embedded, math as MathML),
+    ``noise.png``, ``regret.png`` and ``summary.json``.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The report directory (created if missing).
+    quick : bool, optional
+        Smaller sample sizes (about half the time).
+    seed : int, optional
+        Seed of all sampling; a run is deterministic given the seed.
+    console : rich.console.Console, optional
+        Where to show progress and print the summary; None for silence.
+
+    Returns
+    -------
+    dict
+        The results (also ``summary.json``). ``all_passed`` is true when every toolkit
+        check passed (``checks.toolkit_checks``); ``toolkit_checks`` counts them and names
+        any failure; ``paper_findings`` lists paper 000's claims that do not hold, which
+        never make ``all_passed`` false; ``verdict`` is the verdict line.
+    """
     from rich.progress import Progress
 
     from privtools.noise import DiscreteGaussian, DiscreteLaplace
@@ -123,17 +147,15 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
         report.noise_plot(plots, out / "noise.png")
         progress.advance(task)
 
-    results["all_passed"] = bool(
-        all(m["passed"] for m in results["mechanisms"])
-        and all(e["passed"] for e in results["exact_samplers"])
-        and all(c["holds"] for c in results["symbolic"])
-        and all(a["passed"] for a in results["audits"])
-        and all(p["passed"] for p in results["plans"]))
+    # The toolkit's checks decide ``all_passed`` (and the exit status); paper 000's claims
+    # that fail are findings about the paper, reported apart (``paper_findings``).
+    results.update(checks.verdict(results))
+    results["verdict"] = report.verdict_line(results)
     results["seconds"] = round(time.perf_counter() - t_start, 1)
     (out / "summary.json").write_text(json.dumps(results, indent=2, default=str))
     md = report.markdown(results)
-    (out / "report.md").write_text(md)
-    (out / "report.html").write_text(report.html_page(md))
+    (out / "report.md").write_text(md, encoding="utf-8")
+    (out / "report.html").write_text(report.html_page(md, out), encoding="utf-8")
     if console is not None:
         report.print_summary(results, out, console)
     return results

@@ -13,8 +13,26 @@ P_THRESHOLD = 1e-4
 
 
 def mechanisms(eps: Fraction, n: int, s: int):
-    """The total noise of one batch under Theorems 1, 2 and 4 (parameters from
-    ``privtools.planning``, the one place they are computed; p = 1e-6 only affects τ)."""
+    """The total noise of one batch under Theorems 1, 2 and 4.
+
+    The parameters come from :func:`privtools.planning.theorem_params`, the one place they
+    are computed (its failure probability, 1e-6 here, only affects τ).
+
+    Parameters
+    ----------
+    eps : fractions.Fraction
+        The privacy parameter ε.
+    n : int
+        Users per batch.
+    s : int
+        The scale of Theorems 2 and 4.
+
+    Returns
+    -------
+    list of (str, distribution, bool)
+        Per theorem: a label, the total noise of one batch (its ``shares`` method splits
+        it among the users) and whether the summed shares equal it exactly.
+    """
     from privtools.planning import theorem_params
 
     return [
@@ -26,6 +44,18 @@ def mechanisms(eps: Fraction, n: int, s: int):
 
 
 def mpf_pow10(e: int):
+    """The mpmath number ``10**e`` (a tail bound or target of the exact engine).
+
+    Parameters
+    ----------
+    e : int
+        The exponent.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``10**e`` at mpmath's working precision.
+    """
     import mpmath
 
     return mpmath.mpf(10) ** e
@@ -35,8 +65,24 @@ AUDIT_ALPHA = 1e-3  # false-alarm rate of each audit in the demo
 
 
 def audits(quick: bool, seq: np.random.SeedSequence) -> list[dict]:
-    """Black-box audits: shipped samplers against their laws, and the server's view of one
-    batch (n = 16) under Theorems 1, 2 and 4 against the privacy each plan claims."""
+    """Black-box audits of the shipped samplers and of the server's view of a batch.
+
+    The samplers are audited against their laws; the server's view of one batch (n = 16)
+    under Theorems 1, 2 and 4 against the privacy each plan claims. Each audit fails
+    correct code with probability at most ``AUDIT_ALPHA``.
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer draws.
+    seq : numpy.random.SeedSequence
+        The seed of the audits' randomness.
+
+    Returns
+    -------
+    list of dict
+        ``{"audit", "kind", "verdict", "passed", "detail"}`` per audit.
+    """
     from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
     from verification.audit import audit_mechanism, audit_sampler
     from verification.mechanisms import protocol_mechanism
@@ -64,8 +110,18 @@ def audits(quick: bool, seq: np.random.SeedSequence) -> list[dict]:
 
 
 def plans() -> list[dict]:
-    """Plan ε = 1, n = 2^16 users per batch, T = 10^7 under Theorems 1, 2, 4 with the exact
-    τ, and verify each plan exactly."""
+    """Plan a deployment under Theorems 1, 2 and 4 and verify each plan exactly.
+
+    The deployment: ε = 1, n = 2^16 users per batch, horizon T = 10^7, with the certified
+    exact τ (``tail="exact"``).
+
+    Returns
+    -------
+    list of dict
+        Per theorem: the plan's parameters (``g``, ``tau``, ``tau_bound``, ``m``, ``bits``,
+        ``bits_bound``), the verification's ``passed``, ``failure``, ``privacy_result``
+        and ``reasons``.
+    """
     from privtools.planning import plan
     from verification.plan_check import verify_plan
 
@@ -84,7 +140,18 @@ def plans() -> list[dict]:
 
 
 def regret_runs(quick: bool):
-    """The trust models' regret runs (DataFrame, horizon, runs); see :func:`regret`."""
+    """Run the trust models' bandit policies on the easy instances (see :func:`regret`).
+
+    Parameters
+    ----------
+    quick : bool
+        A shorter horizon and fewer runs.
+
+    Returns
+    -------
+    (pandas.DataFrame, int, int)
+        The runs, the horizon T and the number of runs per policy.
+    """
     import pandas as pd
 
     from privtools.bandits import policy
@@ -106,9 +173,99 @@ def regret_runs(quick: bool):
 
 
 def regret(df, T: int, runs: int) -> list[dict]:
-    """Final Reg(T)/T of the trust models on easy instances at ε = 1 (AdaC-UCB at
-    ρ = ε²/2 = 1/2, the zCDP level that pure ε-DP implies), through the experiment runner."""
+    """The trust models' final time-average regret Reg(T)/T on easy instances at ε = 1.
+
+    AdaC-UCB runs at ρ = ε²/2 = 1/2, the zCDP level that pure ε-DP implies. Summarized by
+    the experiment runner.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The runs, from :func:`regret_runs`.
+    T : int
+        The horizon.
+    runs : int
+        Runs per policy.
+
+    Returns
+    -------
+    list of dict
+        ``{"policy", "mean", "se", "horizon", "runs"}`` per policy.
+    """
     from privtools.bandits.experiments.runner import summarize
 
     return [{"policy": r["policy"], "mean": r["mean"], "se": r["se"], "horizon": T,
              "runs": runs} for r in summarize(df)["final_time_average_regret"]]
+
+
+def toolkit_checks(r: dict) -> list[tuple[str, bool]]:
+    """Every check of the toolkit itself in a demo result, with whether it passed.
+
+    These are the checks whose failure means privtools is broken: the summed noise shares
+    (exact law and G-test), the integer-only samplers, the symbolic proofs, the black-box
+    audits and the exact verification of the deployment plans. Paper 000's claims are not
+    among them (see :func:`paper_findings`), nor is the regret comparison (information).
+
+    Parameters
+    ----------
+    r : dict
+        The result of :func:`privtools.demo.run_demo` (keys ``mechanisms``,
+        ``exact_samplers``, ``symbolic`` and optionally ``audits``, ``plans``).
+
+    Returns
+    -------
+    list of (str, bool)
+        One ``(name, passed)`` pair per check, in report order.
+    """
+    return ([(m["mechanism"], bool(m["passed"])) for m in r["mechanisms"]]
+            + [(f"integer-only sampler {e['distribution']}", bool(e["passed"]))
+               for e in r["exact_samplers"]]
+            + [(f"symbolic proof {c['name']}", bool(c["holds"])) for c in r["symbolic"]]
+            + [(f"audit: {a['audit']}", bool(a["passed"])) for a in r.get("audits", [])]
+            + [(f"plan {p['privacy']} (Theorem {p['theorem']})", bool(p["passed"]))
+               for p in r.get("plans", [])])
+
+
+def paper_findings(r: dict) -> list[dict]:
+    """Paper 000's claims that do not hold in a demo result: findings about the paper.
+
+    A claim that fails (a certified counterexample) or is inconclusive is reported, never
+    counted as a failure of the toolkit.
+
+    Parameters
+    ----------
+    r : dict
+        The result of :func:`privtools.demo.run_demo` (key ``claims``, optional).
+
+    Returns
+    -------
+    list of dict
+        ``{"claim", "source", "status"}`` for each claim whose status is not ``holds``.
+    """
+    return [{"claim": c["name"], "source": c["source"], "status": c["status"]}
+            for c in r.get("claims", []) if c["status"] != "holds"]
+
+
+def verdict(r: dict) -> dict:
+    """The demo's verdict, with the toolkit's checks apart from the findings about papers.
+
+    Parameters
+    ----------
+    r : dict
+        The result of :func:`privtools.demo.run_demo` (see :func:`toolkit_checks`).
+
+    Returns
+    -------
+    dict
+        ``toolkit_checks``: ``{"passed": int, "total": int, "failed": [names]}``;
+        ``paper_claims``: how many of paper 000's claims were checked;
+        ``paper_findings``: :func:`paper_findings`; ``all_passed``: every toolkit check
+        passed (the exit status of ``privtools demo`` depends on this alone).
+    """
+    done = toolkit_checks(r)
+    failed = [name for name, ok in done if not ok]
+    return {"toolkit_checks": {"passed": len(done) - len(failed), "total": len(done),
+                               "failed": failed},
+            "paper_claims": len(r.get("claims", [])),
+            "paper_findings": paper_findings(r),
+            "all_passed": not failed}

@@ -61,10 +61,12 @@ class ExactPMF:
     # ---------------------------------------------------------------- reading
     @property
     def hi(self) -> int:
+        """The largest point of the stored window."""
         return self.lo + len(self.balls) - 1
 
     @property
     def support(self) -> range:
+        """The points of the stored window, ``range(lo, hi + 1)``."""
         return range(self.lo, self.hi + 1)
 
     def __len__(self) -> int:
@@ -85,6 +87,7 @@ class ExactPMF:
         return _arb.to_mpf(self.ball(k))
 
     def values(self) -> list[mpmath.mpf]:
+        """The certified values' midpoints as mpmath numbers, in window order."""
         return [_arb.to_mpf(b) for b in self.balls]
 
     def to_numpy(self) -> np.ndarray:

@@ -126,12 +126,16 @@ class IntegerDistribution:
         raise NotImplementedError
 
     def mean(self) -> float:  # pragma: no cover - abstract
+        """The mean of the law (float)."""
         raise NotImplementedError
 
     def var(self) -> float:  # pragma: no cover - abstract
+        """The variance of the law (float)."""
         raise NotImplementedError
 
     def shares(self, n: int) -> IntegerDistribution:  # pragma: no cover - abstract
+        """The law of one of ``n`` i.i.d. shares whose sum has this law (Fact 1 (000) for the
+        discrete Laplace, Skellam closure (000 §5)); ParameterError when the law has none."""
         raise NotImplementedError
 
     @property
@@ -231,6 +235,7 @@ class IntegerDistribution:
         return _as_output(k, np.exp(self._logcdf(kk)))
 
     def std(self) -> float:
+        """The standard deviation, √var."""
         return math.sqrt(self.var())
 
     def sample(self, size=None, rng=None, *, exact: bool = False):

@@ -71,6 +71,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
 
     @property
     def sigma(self) -> float:
+        """σ = √``sigma2``, the scale parameter (not the standard deviation of N_Z)."""
         return math.sqrt(float(self.sigma2))
 
     # ---------------------------------------------------------------- normaliser
@@ -114,6 +115,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         return -(2.0 * d + 1.0) / (2.0 * float(self.sigma2))
 
     def mean(self) -> float:
+        """The mean μ (the law is symmetric about it)."""
         return float(self.mu)
 
     @cached_property
@@ -131,6 +133,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
             return float(num / self._arb_log_normalizer().exp())
 
     def var(self) -> float:
+        """The variance of N_Z(μ, σ²): below σ², computed from the exact series."""
         return self._variance
 
     def _sample_exact(self, size, rng):

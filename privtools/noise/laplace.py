@@ -71,9 +71,11 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         return np.full(np.shape(j), -self._a)
 
     def mean(self) -> float:
+        """0: the discrete Laplace is symmetric about 0."""
         return 0.0
 
     def var(self) -> float:
+        """The variance 2e^{−1/b}/(1 − e^{−1/b})² (about 2b² for large b)."""
         a = self._a
         if a > 1e-4:
             return 2.0 * math.exp(-a) / math.expm1(-a) ** 2

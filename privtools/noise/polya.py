@@ -221,9 +221,11 @@ class Polya(_PolyaParams, IntegerDistribution):
         return out
 
     def mean(self) -> float:
+        """The mean rβ/(1 − β)."""
         return self._r * self._beta / self._one_minus_beta
 
     def var(self) -> float:
+        """The variance rβ/(1 − β)² (inf past the float range)."""
         q = self._one_minus_beta  # (q² may underflow: divide twice, inf past the float range)
         return self._r * self._beta / q / q
 
@@ -424,9 +426,11 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         return np.log(self._ratio_bound(np.maximum(j, 0)))
 
     def mean(self) -> float:
+        """0: the difference of two i.i.d. Pólya variables is symmetric."""
         return 0.0
 
     def var(self) -> float:
+        """The variance 2rβ/(1 − β)²."""
         q = self._one_minus_beta  # (q² may underflow: divide twice, inf past the float range)
         return 2.0 * self._r * self._beta / q / q
 

@@ -108,9 +108,11 @@ class Skellam(SymmetricIntegerDistribution):
         return self._logpmf(j + 1) - self._logpmf(j)
 
     def mean(self) -> float:
+        """The mean μ (the location)."""
         return float(self.mu)
 
     def var(self) -> float:
+        """The variance σ² (the sum of the two Poisson means)."""
         return float(self.variance)
 
     def _check_sampling(self) -> None:

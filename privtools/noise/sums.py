@@ -35,12 +35,15 @@ class NoiseSum:
 
     @property
     def center(self) -> int:
+        """0: the sum of symmetric shares is symmetric about 0."""
         return 0
 
     def var(self) -> float:
+        """n times the share's variance."""
         return self.n * self.share.var()
 
     def std(self) -> float:
+        """The standard deviation, √var."""
         return math.sqrt(self.var())
 
     def log_cf_ball(self, theta: arb) -> arb:

@@ -1,5 +1,5 @@
 """Planning a deployment of paper 000's protocol: the theorems' exact parameters
-(:mod:`~privtools.planning.theorems`) and plans built on them (:mod:`~privtools.planning.plan`).
+(:mod:`~privtools.planning.theorems`) and plans built on them (:mod:`~privtools.planning.plan`). ::
 
     theorem_params(theorem, epsilon, n, p, s=1, c=None)   g, τ, m of Theorems 1–6, exact
     plan(privacy=..., epsilon=..., n=..., horizon=...)     a frozen Plan, τ bound or exact

@@ -146,6 +146,7 @@ class FewestBits:
 
     @property
     def bits(self) -> int:
+        """Bits per user message, ⌈log2 m⌉."""
         return (self.m - 1).bit_length()
 
     @property
@@ -160,6 +161,7 @@ class FewestBits:
 
     @property
     def bits_saved(self) -> int:
+        """Bits saved against the paper's parameters (``bits_paper − bits``)."""
         return self.bits_paper - self.bits
 
     @property
@@ -175,6 +177,7 @@ class FewestBits:
         return math.sqrt(self.total_noise.var() + self.n / 4) / self.g
 
     def to_dict(self) -> dict:
+        """The result as JSON-ready values (intervals as ``[lo, hi]`` strings)."""
         def iv(x):
             return None if x is None else [mpmath.nstr(e, 12) for e in ends(x)]
 

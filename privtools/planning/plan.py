@@ -134,6 +134,7 @@ class Plan:
 
     @property
     def bits_bound(self) -> int | None:
+        """Bits per user message with the theorem's τ (⌈log2 m_bound⌉), or None."""
         return _bits(self.m_bound)
 
     @property
@@ -156,6 +157,7 @@ class Plan:
 
     # ------------------------------------------------------------------ display
     def to_dict(self) -> dict:
+        """The plan as JSON-ready values (intervals as ``[lo, hi]`` strings)."""
         def iv(x):
             return None if x is None else [mpmath.nstr(e, 12) for e in ends(x)]
 

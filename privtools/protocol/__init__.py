@@ -1,4 +1,4 @@
-"""The distributed protocol P = (R, S, A) of paper 000 (Alg. 2–7).
+"""The distributed protocol P = (R, S, A) of paper 000 (Alg. 2–7). ::
 
     encode(x, g, rng)                  randomized rounding x̂ = ⌊xg⌋ + Ber(xg − ⌊xg⌋)
     randomize(x, plan, rng, size)      R: users' messages in Z_m (Alg. 2; central Alg. 4;

@@ -130,6 +130,7 @@ class ExactResult:
     draws: int = 0          # an exact assertion draws nothing
 
     def summary(self) -> str:
+        """One readable line: the verdict, the claim and the certified interval."""
         lo, hi = self.value
         claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
         return (f"{self.verdict.upper()} (exact): claim {claim}; certified {self.quantity} "
@@ -285,9 +286,11 @@ class MinimalCounterexample:
 
     @property
     def draws(self) -> int:
+        """Draws per dataset of the confirming audit."""
         return self.audit.draws
 
     def summary(self) -> str:
+        """One readable paragraph: the minimal pair, the audit's line and how to reproduce it."""
         return (f"FAIL: minimal pair d = {self.d!r}, d' = {self.d_prime!r} "
                 f"({self.examples} pairs tried); {self.audit.summary()}\n"
                 f"reproduce: {self.reproduce}")

@@ -25,9 +25,8 @@ measurement repeats only up to its false-alarm rate ``alpha``.
 
 Neither library is imported when this module is: the adapters receive built objects,
 diffprivlib's are duck-typed (``randomise``, ``epsilon``, ``delta``) and OpenDP is imported
-only inside the functions that need it. (``import diffprivlib`` itself fails with
-scikit-learn newer than diffprivlib supports; its ``mechanisms`` do not need scikit-learn.)
-"""
+only inside the functions that need it (``import diffprivlib`` fails with a scikit-learn
+newer than it supports; its ``mechanisms`` do not need scikit-learn)."""
 
 from __future__ import annotations
 
@@ -82,13 +81,11 @@ class AdaptedMechanism:
     seedable : bool
         True when the outputs are a function of ``rng`` (diffprivlib), False when the
         library draws its own randomness and ``rng`` is ignored (OpenDP).
-    datasets :
-        A hypothesis strategy of datasets the mechanism accepts, or None.
     claim_source : str
         How (ε, δ) was read (which map, which conversion).
-    target :
-        The wrapped library object (a copy, for diffprivlib).
 
+    Notes
+    -----
     Pickling: diffprivlib adapters pickle (without the OS-seeded generator of an unseeded
     mechanism: each call seeds its own copy). OpenDP measurements hold pointers into Rust
     and do not pickle; their adapter pickles through ``opendp.serialize``/``deserialize``,
@@ -118,7 +115,7 @@ class AdaptedMechanism:
 
     @property
     def datasets(self):
-        """The ``datasets`` given to the adapter, else one derived from the input domain."""
+        """The accepted datasets: the strategy given, else one derived from the domain."""
         if self._user_datasets is not None:
             return self._user_datasets
         if self._strategy is None and self._spec is not None:
@@ -127,6 +124,7 @@ class AdaptedMechanism:
 
     @property
     def target(self):
+        """The wrapped library object (a copy, for diffprivlib)."""
         return self._backend.target
 
     def __call__(self, dataset, size, rng=None) -> np.ndarray:
@@ -539,6 +537,8 @@ def opendp(measurement, *, d_in=None, datasets=None, delta=None,
     name : str, optional
         Default: the constructors (from ``opendp.serialize``) and the measurement's spaces.
 
+    Notes
+    -----
     The claim, from the output measure and ``r = measurement.map(d_in)``:
 
     * ``MaxDivergence``: ε = r, δ = 0;
@@ -648,6 +648,8 @@ def diffprivlib(mechanism, *, name: str | None = None) -> AdaptedMechanism:
     name : str, optional
         Default: the mechanism's ``repr``.
 
+    Notes
+    -----
     The claim is ``(mechanism.epsilon, mechanism.delta)``, the parameters diffprivlib built
     the mechanism for (its sensitivity is built in: the claim is for query answers at most
     ``sensitivity`` apart).

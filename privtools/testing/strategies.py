@@ -2,7 +2,7 @@
 
 Every strategy draws *exact* values where privtools wants them (``Fraction`` for ε, s and
 probabilities), inside the ranges the papers' theorems cover, so property tests exercise
-the same code paths a deployment does.
+the same code paths a deployment does. ::
 
     from hypothesis import given
     from privtools.testing import strategies as pst

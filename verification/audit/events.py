@@ -46,9 +46,11 @@ class Whole:
     """The output itself, compared exactly."""
 
     def apply(self, raw, outputs: Outputs):
+        """The outputs as hashable keys (one per draw)."""
         return outputs.keys()
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         return "output"
 
 
@@ -57,9 +59,11 @@ class Value:
     """A scalar output, as a number."""
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The scalar outputs as an array."""
         return outputs.data
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         return "output"
 
 
@@ -70,9 +74,11 @@ class Column:
     j: int
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """Column ``j`` of the vector outputs."""
         return outputs.columns()[:, self.j]
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         return f"output[{self.j}]"
 
 
@@ -113,6 +119,7 @@ class Score:
     terms: tuple = ()        # the largest standardised weights, for reading (logistic only)
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The learned model's decision score of each draw."""
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):   # chunks already run in parallel processes
@@ -120,6 +127,7 @@ class Score:
         return np.asarray(score, dtype=np.float64)
 
     def name(self) -> str:
+        """How the view is named in an event's description (the leading terms of the score)."""
         if self.terms:
             parts = " ".join(f"{'+' if w >= 0 else '−'} {abs(w):.3g}·{n}"
                              for n, w in self.terms).lstrip("+ ")
@@ -164,17 +172,21 @@ class LowBits(_FloatBits):
     j: int | None = None
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The lowest ``k`` mantissa bits of each float output, as codes."""
         return _bits.low_bits(self.floats(outputs), self.k)
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         if self.k == 1:
             return f"the lowest mantissa bit of {self.where()}"
         return f"the lowest {self.k} mantissa bits of {self.where()}"
 
     def label(self, code: int) -> str:
+        """A code as a bit pattern (or the name of a special value)."""
         return _bits.special_label(code) or format(int(code), f"0{self.k}b")
 
     def phrase(self, event) -> str:
+        """The event in words."""
         if self.k == 1 and tuple(event.values) in (("1",), ("0",)):
             parity = "odd" if event.values[0] == "1" else "even"
             return f"the mantissa of {self.where()} is {parity}"
@@ -189,15 +201,19 @@ class Binade(_FloatBits):
     j: int | None = None
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The binade (exponent class) of each float output, as codes."""
         return _bits.binade_code(self.floats(outputs))
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         return f"the binade of {self.where()}"
 
     def label(self, code: int) -> str:
+        """A binade code in words."""
         return _bits.binade_label(code)
 
     def phrase(self, event) -> str:
+        """The event in words."""
         return self._set_phrase(event, "is", "binades")
 
 
@@ -210,12 +226,15 @@ class Lattice(_FloatBits):
     j: int | None = None
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The position of the lowest set bit of each float output (its lattice)."""
         return _bits.lowest_set_bit(self.floats(outputs))
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         return f"the lowest set bit of {self.where()}"
 
     def phrase(self, event) -> str:
+        """The event in words."""
         where = self.where()
         if event.kind == "ge":
             t = event.threshold
@@ -248,6 +267,7 @@ class BitClass(_FloatBits):
     j: int | None = None
 
     def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The joint class (binade and low bits) of each float output, as codes."""
         x = self.floats(outputs)
         b = _bits.binade_code(x)
         if self.low:
@@ -259,11 +279,13 @@ class BitClass(_FloatBits):
         return code
 
     def name(self) -> str:
+        """How the view is named in an event's description."""
         if self.low:
             return f"the binade and lowest {self.low} mantissa bits of {self.where()}"
         return f"the binade and trailing zero bits of {self.where()}"
 
     def label(self, code: int) -> str:
+        """A class code in words."""
         code = int(code)
         if code < 0:
             return _bits.special_label(code)
@@ -275,6 +297,7 @@ class BitClass(_FloatBits):
         return f"{_bits.binade_label(b)} with {zs} trailing zero bit{'' if z == 1 else 's'}"
 
     def phrase(self, event) -> str:
+        """The event in words."""
         return self._set_phrase(event, "are", "classes")
 
 
@@ -315,6 +338,7 @@ class Event:
         return ok & (v < hi[np.clip(idx, 0, None)])
 
     def describe(self) -> str:
+        """The event in words ("output[0] >= 3", "the mantissa of output is odd")."""
         phrase = getattr(self.view, "phrase", None)
         if phrase is not None:
             return phrase(self)
@@ -335,6 +359,7 @@ class Event:
         return f"{name} in " + " ∪ ".join(pieces) + more
 
     def to_dict(self) -> dict:
+        """The event as JSON-ready values."""
         out = {"kind": self.kind, "direction": self.direction, "view": self.view.name(),
                "description": self.describe()}
         if self.threshold is not None:

@@ -90,11 +90,13 @@ class MechanismAudit:
 
     @property
     def details(self) -> dict:
+        """The witness event, its counts and the ε estimates."""
         return {"event": self.event.describe() if self.event else None, **self.counts,
                 "epsilon_estimate": self.epsilon_estimate,
                 "epsilon_max_detectable": self.epsilon_max_detectable}
 
     def summary(self) -> str:
+        """One readable line: verdict, claim, ε lower bound with its confidence, witness."""
         claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
         line = (f"{self.verdict.upper()}: claim {claim}; ε ≥ {self.epsilon_lower:.4g} with "
                 f"confidence {1 - self.alpha:g} (p = {self.p_value:.3g})")
@@ -103,6 +105,7 @@ class MechanismAudit:
         return line + (f" — {self.reason}" if self.reason else "")
 
     def to_dict(self) -> dict:
+        """The audit as JSON-ready values."""
         return {"passed": self.passed, "verdict": self.verdict, "epsilon": self.epsilon,
                 "delta": self.delta, "epsilon_lower": self.epsilon_lower,
                 "epsilon_estimate": self.epsilon_estimate,

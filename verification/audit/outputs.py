@@ -108,6 +108,7 @@ class Outputs:
 
     @property
     def n(self) -> int:
+        """The number of draws."""
         return int(self.data.shape[0])
 
     @property
@@ -118,6 +119,7 @@ class Outputs:
         return (self.kind,)
 
     def describe_type(self) -> str:
+        """The type of the outputs in words ("integers", "vectors of 3 floats")."""
         if self.kind == "array":
             names = {"b": "booleans", "i": "integers", "f": "floats"}
             return f"vectors of {self.data.shape[1]} {names[self.data.dtype.kind]}"
@@ -127,6 +129,7 @@ class Outputs:
         return Outputs(self.kind, self.data[idx])
 
     def concat(self, others) -> Outputs:
+        """These outputs followed by ``others`` (of the same type)."""
         return Outputs(self.kind, np.concatenate([self.data] + [o.data for o in others]))
 
     # ------------------------------------------------------------ exact keys

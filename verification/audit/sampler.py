@@ -140,15 +140,18 @@ class SamplerAudit:
 
     @property
     def details(self) -> dict:
+        """The per-test results (statistic, p-value), keyed by test name."""
         return self.tests
 
     def summary(self) -> str:
+        """One readable line: verdict, sample size, combined p-value and each test's."""
         parts = ", ".join(f"{k} p={v['p_value']:.3g}" for k, v in self.tests.items())
         line = (f"{self.verdict.upper()}: {self.n_samples} samples vs {self.reference}; "
                 f"combined p = {self.p_value:.3g} (alpha = {self.alpha:g}); {parts}")
         return line + (f" — {self.reason}" if self.reason else "")
 
     def to_dict(self) -> dict:
+        """The audit as JSON-ready values."""
         return {"passed": self.passed, "verdict": self.verdict, "p_value": self.p_value,
                 "alpha": self.alpha, "n_samples": self.n_samples, "reference": self.reference,
                 "tests": self.tests, "reason": self.reason}

@@ -56,6 +56,7 @@ class Counterexample:
     comparisons: int = 1
 
     def summary(self) -> str:
+        """One readable line: the worst pair, the confirmed lower bound and the witness."""
         return (f"{self.verdict.upper()}: worst pair of {self.pairs} tried: d = "
                 f"{_show(self.d)}, d' = {_show(self.d_prime)}; ε ≥ {self.epsilon_lower:.4g} "
                 f"with confidence {1 - self.alpha:g} on {self.audit.counts.get('n_test', 0)} "
@@ -64,6 +65,7 @@ class Counterexample:
                 f"{self.event.describe() if self.event else 'none'}; seed {self.seed}")
 
     def to_dict(self) -> dict:
+        """The counterexample as JSON-ready values."""
         return {"d": _jsonable(self.d), "d_prime": _jsonable(self.d_prime),
                 "verdict": self.verdict, "passed": self.passed, "epsilon": self.epsilon,
                 "delta": self.delta, "epsilon_lower": self.epsilon_lower,

@@ -110,6 +110,7 @@ class SequentialAudit:
     extra: dict = field(default_factory=dict)
 
     def summary(self) -> str:
+        """One readable line: verdict, claim, e-value against 1/α, draws used."""
         k = f"e-value {self.e_value:.3g} (threshold 1/α = {1 / self.alpha:.3g})"
         if self.kind == "mechanism":
             claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
@@ -123,6 +124,7 @@ class SequentialAudit:
         return line + (f" — {self.reason}" if self.reason else "")
 
     def to_dict(self) -> dict:
+        """The audit as JSON-ready values."""
         return {"passed": self.passed, "verdict": self.verdict, "kind": self.kind,
                 "alpha": self.alpha, "draws": self.draws, "max_samples": self.max_samples,
                 "e_value": self.e_value, "epsilon": self.epsilon, "delta": self.delta,

@@ -1,5 +1,7 @@
 """Bandit environments and the named instances of both papers' experiments.
 
+Modules::
+
     finite      Environment, GaussianEnv (clipped), BernoulliEnv, BetaEnv, EmpiricalEnv,
                 CustomEnv; easy_instance, hard_instance (000 §7); bernoulli_instance,
                 five_arm_instance (001 §VII)

@@ -106,6 +106,7 @@ class Environment:
 
     @property
     def best_arm(self) -> int:
+        """The index of the arm with the largest mean."""
         return int(np.argmax(self.means))
 
     @property

@@ -94,6 +94,7 @@ class LinearEnv:
 
     @property
     def K(self) -> int:
+        """The number of actions."""
         return self.n
 
     def rewards(self, index, rng) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Experiments over both bandit families: the runner, the preset registry and the figures.
+"""Experiments over both bandit families: the runner, the preset registry and the figures. ::
 
     runner    EnvSpec, Task, make_tasks, run_tasks (serial, processes or Dask; SeedSequence
               seeds), summarize, save_results — factories and simulators are passed as the

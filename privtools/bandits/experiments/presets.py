@@ -107,14 +107,17 @@ class Preset:
 
     @property
     def K(self) -> int:
+        """The number of arms."""
         return self.env.K
 
     @property
     def spec_factory_name(self) -> str:
+        """The policy-spec factory's importable name."""
         return callable_name(self.spec_factory)
 
     @property
     def simulator_name(self) -> str:
+        """The simulator's importable name."""
         return callable_name(self.simulator)
 
     def with_overrides(self, runs: int | None = None, horizon: int | None = None) -> Preset:
@@ -125,6 +128,7 @@ class Preset:
         return p
 
     def validate(self) -> None:
+        """ParameterError naming the first setting out of range (runs, horizon, levels)."""
         if self.runs < 1:
             raise ParameterError(f"runs must be >= 1; got {self.runs}")
         if self.horizon < self.K:

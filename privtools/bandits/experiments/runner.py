@@ -75,9 +75,11 @@ class EnvSpec:
 
     @property
     def factory_name(self) -> str:
+        """The environment factory's importable name (how tasks travel to workers)."""
         return callable_name(self.factory)
 
     def build(self, rng: np.random.Generator):
+        """A fresh environment of ``K`` arms drawn with ``rng``."""
         return self.factory(self.K, rng)
 
 
@@ -101,6 +103,7 @@ class Task:
 
     @property
     def simulator_name(self) -> str:
+        """The simulator's importable name (how tasks travel to workers)."""
         return callable_name(self.simulator)
 
 

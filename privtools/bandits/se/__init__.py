@@ -1,5 +1,7 @@
 """Paper 000: private batch successive elimination (000 Alg. 1) and its baselines.
 
+Modules::
+
     policies     PolicySpec, policy, POLICIES — immutable descriptions of the algorithms
     widths       the confidence widths β(b) (Lemma 2 of 000; DP-SE of Sajed & Sheffet 2019)
     simulation   simulate(spec, env, horizon, rng) -> RunResult (faithful, vectorized per

@@ -193,6 +193,7 @@ class PolicySpec:
 
     @property
     def private(self) -> bool:
+        """Whether the policy adds noise (every policy except the non-private ``se``)."""
         return self.name != "se"
 
     @property
@@ -203,6 +204,7 @@ class PolicySpec:
 
     @property
     def s_exact(self) -> Fraction:
+        """The scale ``s`` as an exact Fraction."""
         return check_positive_fraction("s", self.s)
 
     @property

@@ -116,6 +116,7 @@ class RunResult:
 
     @property
     def final_regret(self) -> float:
+        """The cumulative regret at the last checkpoint."""
         return float(self.regret[-1])
 
     def __eq__(self, other):

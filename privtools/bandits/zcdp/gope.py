@@ -109,10 +109,12 @@ class GopeSpec:
 
     @property
     def private(self) -> bool:
+        """Whether the policy adds noise (every variant except the non-private ``gope``)."""
         return self.name != "gope"
 
     @property
     def rho(self) -> float | None:
+        """The zCDP parameter ρ (None for the non-private twin)."""
         return self.epsilon
 
 

@@ -78,6 +78,7 @@ class OfulSpec:
 
     @property
     def private(self) -> bool:
+        """Whether the policy adds noise (every variant except the non-private ``rs-oful``)."""
         return self.name != "rs-oful"
 
     @property

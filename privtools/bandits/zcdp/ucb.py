@@ -124,6 +124,7 @@ class ZcdpSpec:
 
     @property
     def rho(self) -> float | None:
+        """The zCDP parameter ρ (None for the non-private twin)."""
         return self.epsilon
 
     @property
@@ -133,10 +134,12 @@ class ZcdpSpec:
 
     @property
     def private(self) -> bool:
+        """Whether the policy adds noise."""
         return self.name not in ZCDP_NON_PRIVATE
 
     @property
     def label(self) -> str:
+        """The policy's name in plots and tables."""
         base = _LABELS[self.name]
         if self.epsilon is None:
             return base
@@ -240,10 +243,11 @@ class Release(tuple):
     def __new__(cls, arm, n, sensitivity, sigma):
         return super().__new__(cls, (arm, n, sensitivity, sigma))
 
-    arm = property(lambda self: self[0])
-    n = property(lambda self: self[1])
-    sensitivity = property(lambda self: self[2])
-    sigma = property(lambda self: self[3])
+    arm = property(lambda self: self[0], doc="The arm whose episode statistic is released.")
+    n = property(lambda self: self[1], doc="The number of rewards in the episode.")
+    sensitivity = property(lambda self: self[2],
+                           doc="The L2 sensitivity the noise was calibrated to.")
+    sigma = property(lambda self: self[3], doc="The Gaussian noise scale σ.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,6 +266,7 @@ class UcbResult:
 
     @property
     def final_regret(self) -> float:
+        """The cumulative regret at the last checkpoint."""
         return float(self.regret[-1])
 
 

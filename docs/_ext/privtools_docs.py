@@ -1,0 +1,289 @@
+"""Strictness checks of the privtools documentation build.
+
+Under ``sphinx-build -W`` every warning emitted here fails the build:
+
+* every public module (:data:`PUBLIC_MODULES`) has a module docstring and an API page
+  (``docs/api/<name>.rst`` with its ``automodule``);
+* every name a public module exports (``__all__``) has a docstring, and so does every public
+  method and property of an exported class (inherited docstrings count, as in autodoc).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: The modules outside code imports; each has an API page of its own.
+PUBLIC_MODULES = (
+    "privtools",
+    "privtools.certified",
+    "privtools.noise",
+    "privtools.exact",
+    "privtools.planning",
+    "privtools.accounting",
+    "privtools.protocol",
+    "privtools.bandits",
+    "privtools.bandits.envs",
+    "privtools.bandits.se",
+    "privtools.bandits.zcdp",
+    "privtools.bandits.experiments",
+    "privtools.testing",
+    "privtools.testing.strategies",
+    "privtools.testing.adapters",
+    "privtools.randomness",
+    "privtools.validation",
+    "privtools.errors",
+    "privtools.demo",
+    "verification",
+    "verification.audit",
+    "verification.exact",
+    "verification.zoo",
+    "verification.bugs",
+    "verification.claims",
+    "verification.divergence",
+    "verification.gof",
+    "verification.mechanisms",
+    "verification.plan_check",
+    "verification.proofs",
+    "verification.tails",
+    "verification.timing",
+    "verification.verdicts",
+)
+
+
+def _documented(obj) -> bool:
+    try:
+        return bool(inspect.getdoc(obj))
+    except Exception:  # noqa: BLE001 - objects without a docstring protocol
+        return False
+
+
+def _exported(module) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items() if not n.startswith("_")
+                 and getattr(v, "__module__", "").startswith(module.__name__)
+                 and (inspect.isclass(v) or inspect.isfunction(v))]
+    return list(names)
+
+
+def missing_docstrings(module_name: str) -> list[str]:
+    """The public names of *module_name* without a docstring (dotted, relative to it)."""
+    module = importlib.import_module(module_name)
+    missing = [] if _documented(module) else ["(module docstring)"]
+    for name in _exported(module):
+        obj = getattr(module, name)
+        if not (inspect.isclass(obj) or callable(obj) or inspect.ismodule(obj)):
+            continue  # constants are documented by the module's text
+        if not _documented(obj):
+            missing.append(name)
+        if not inspect.isclass(obj):
+            continue
+        for attr, raw in vars(obj).items():
+            if attr.startswith("_") or not (callable(raw) or isinstance(
+                    raw, (property, staticmethod, classmethod))):
+                continue
+            if not _documented(getattr(obj, attr, raw)) and not (
+                    isinstance(raw, property) and _documented(raw)):
+                missing.append(f"{name}.{attr}")
+    return missing
+
+
+def _check(app) -> None:
+    api = Path(app.srcdir) / "api"
+    for name in PUBLIC_MODULES:
+        page = api / f"{name}.rst"
+        if not page.exists() or f"automodule:: {name}\n" not in page.read_text() + "\n":
+            logger.warning("public module %s has no API page (docs/api/%s.rst with its "
+                           "automodule)", name, name, type="privtools", subtype="api")
+        for missing in missing_docstrings(name):
+            logger.warning("public name %s.%s has no docstring", name, missing,
+                           type="privtools", subtype="docstring")
+
+
+_CODE = re.compile(r"(``.*?``|`[^`]*`)")
+_BAR = re.compile(r"(?<![\\|])\|(?!\|)")
+
+
+def _plain_bars(app, what, name, obj, options, lines) -> None:
+    """Docstrings write absolute values as ``|x|``; reST would read a substitution."""
+    for i, line in enumerate(lines):
+        if "|" in line and not line.lstrip().startswith(("..", ">>>", "...")):
+            parts = _CODE.split(line)  # odd items are literals and roles: left alone
+            lines[i] = "".join(part if k % 2 else _BAR.sub(r"\\|", part)
+                               for k, part in enumerate(parts))
+
+
+def owner(name: str, obj) -> str | None:
+    """The public module that documents *obj* (exported as *name*): the one with the longest
+    name that contains the object's defining module and lists *name* in ``__all__``."""
+    home = getattr(obj, "__module__", None) or ""
+    best = None
+    for module_name in PUBLIC_MODULES:
+        if (home == module_name or home.startswith(module_name + ".")) and name in getattr(
+                importlib.import_module(module_name), "__all__", ()):
+            if best is None or len(module_name) > len(best):
+                best = module_name
+    return best
+
+
+_PAGE: dict[str, str] = {}
+
+
+def _reexports(app, what, name, obj, options, lines) -> None:
+    """A module page documents only what it owns and links what it re-exports."""
+    if what != "module" or name not in PUBLIC_MODULES:
+        return
+    _PAGE["module"] = name
+    links = []
+    for export in getattr(obj, "__all__", ()):
+        value = getattr(obj, export)
+        home = owner(export, value)
+        if home is not None and home != name:
+            role = "class" if inspect.isclass(value) else "func" if callable(value) else "data"
+            links.append(f":{role}:`~{home}.{export}`")
+    if links:
+        lines += ["", "Also exported here (documented where they live): "
+                  + ", ".join(links) + ".", ""]
+
+
+def _skip_reexports(app, what, name, obj, skip, options):
+    page = _PAGE.get("module")
+    if what == "module" and page is not None:
+        home = owner(name, obj)
+        if home is not None and home != page:
+            return True
+    return None
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_SOURCE = re.compile(r"docstring of ([\w.]+)")
+_KEPT: dict[str, list[str]] = {}
+
+
+def _keep_prose(app, what, name, obj, options, lines) -> None:
+    """Properties' docstrings are prose ("The law's centre: ..."); napoleon would read the
+    text before a colon as a type. Kept here, before napoleon, and put back after it."""
+    if what in ("property", "attribute"):
+        _KEPT[name] = list(lines)
+
+
+def _restore_prose(app, what, name, obj, options, lines) -> None:
+    if name in _KEPT:
+        lines[:] = _KEPT.pop(name)
+
+
+def _canonical_names() -> dict[int, str]:
+    names: dict[int, str] = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for export in getattr(module, "__all__", ()):
+            value = getattr(module, export)
+            if owner(export, value) == module_name:
+                names.setdefault(id(value), f"{module_name}.{export}")
+    return names
+
+
+def _lookup(dotted: str, context: str | None):
+    """The object a dotted name means, read as absolute or relative to *context*."""
+    if not _DOTTED.fullmatch(dotted):
+        return None, []
+    candidates = [dotted]
+    if context:
+        candidates += [f"{context}.{dotted}", f"{context.rsplit('.', 1)[0]}.{dotted}"]
+    for candidate in candidates:
+        parts = candidate.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except Exception:  # noqa: BLE001 - not a module name
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                break
+            return obj, parts[cut:]
+    return None, []
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _resolve(app, env, node, contnode):
+    """Resolve a Python reference by the object it names: a submodule path or a re-export
+    of a documented name leads to the page that documents it (one page per object)."""
+    if node.get("refdomain") != "py":
+        return None
+    target, kind = node["reftarget"], node["reftype"]
+    domain = env.get_domain("py")
+    context = node.get("py:module")
+    if kind == "mod":
+        if context and _module_exists(f"{context}.{target}"):
+            target = f"{context}.{target}"  # a submodule named relative to its package
+        parent = target
+        while "." in parent and parent not in PUBLIC_MODULES:
+            parent = parent.rsplit(".", 1)[0]
+        if parent in PUBLIC_MODULES and parent != target:
+            return domain.resolve_xref(env, node["refdoc"], app.builder, "mod", parent, node,
+                                       contnode)
+        return None
+    obj, _ = _lookup(target, context)
+    if obj is None and node.get("py:class"):
+        obj, _ = _lookup(f"{node['py:class']}.{target}", context)
+    where = _SOURCE.search(str(node.source or ""))
+    if obj is None and where:  # a name relative to the module the docstring was written in
+        scope = where.group(1)
+        while obj is None and "." in scope:
+            scope = scope.rsplit(".", 1)[0]
+            obj, _ = _lookup(f"{scope}.{target}", None)
+    canonical = _canonical_names()
+    if obj is None:  # an unqualified name: the one documented object of that name
+        tail = "." + target
+        found = {v for v in canonical.values() if v.endswith(tail)}
+        if len(found) == 1:
+            return domain.resolve_xref(env, node["refdoc"], app.builder, kind, found.pop(),
+                                       node, contnode)
+        head = target.rsplit(".", 1)
+        if len(head) == 2:
+            found = {v for v in canonical.values() if v.endswith("." + head[0])}
+            if len(found) == 1:
+                return domain.resolve_xref(env, node["refdoc"], app.builder, kind,
+                                           f"{found.pop()}.{head[1]}", node, contnode)
+        return None  # a name that exists nowhere: the build fails on it
+    name = canonical.get(id(obj))
+    if name is None and "." in target:  # Class.method: the class's canonical name
+        head, tail = target.rsplit(".", 1)
+        cls, _ = _lookup(head, context)
+        if cls is not None and id(cls) in canonical:
+            name = f"{canonical[id(cls)]}.{tail}"
+    if name is None:
+        # It exists but is internal (a private helper, a type of an internal module): shown
+        # as text, not linked. Names that exist nowhere still fail the build.
+        return contnode
+    if name == target:
+        return None
+    return domain.resolve_xref(env, node["refdoc"], app.builder, kind, name, node, contnode)
+
+
+def setup(app):
+    """Register the checks (run once the builder is ready, before reading sources)."""
+    app.connect("builder-inited", _check)
+    app.connect("autodoc-process-docstring", _plain_bars, priority=950)
+    app.connect("autodoc-process-docstring", _reexports)
+    app.connect("autodoc-skip-member", _skip_reexports)
+    app.connect("autodoc-process-docstring", _keep_prose, priority=100)
+    app.connect("autodoc-process-docstring", _restore_prose, priority=900)
+    app.connect("missing-reference", _resolve)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
