@@ -119,7 +119,9 @@ def markdown(rows, args, total) -> str:
             f"processes); per mechanism {args.search:.0e} search draws, and at most "
             f"{args.draws:.0e} draws per dataset of the chosen pair (search share + "
             f"confirmation); seed {args.seed}.\n")
-    return head + "\n".join(lines) + "\n" + foot
+    suite = {"dpsniper": "DP-Sniper", "statdp": "StatDP"}[args.suite]
+    title = f"# The general auditor on the {suite} benchmark mechanisms\n\n"
+    return title + head + "\n".join(lines) + "\n" + foot
 
 
 def main(argv=None):

@@ -26,7 +26,6 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
-    "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "myst_nb",
     "privtools_docs",
@@ -48,7 +47,7 @@ nb_output_stderr = "remove"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "figures/*.json", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "figures/**", "**/.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type"]
 
 autodoc_member_order = "bysource"
@@ -65,6 +64,7 @@ napoleon_preprocess_types = False
 
 nitpicky = True
 
+html_math_renderer = "mathml"
 html_theme = "furo"
 html_title = f"privtools {release}"
 html_static_path: list[str] = []

@@ -14,8 +14,11 @@ import importlib
 import importlib.util
 import inspect
 import re
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
+from docutils import nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -94,6 +97,103 @@ def missing_docstrings(module_name: str) -> list[str]:
                     isinstance(raw, property) and _documented(raw)):
                 missing.append(f"{name}.{attr}")
     return missing
+
+
+def _claims_table() -> str:
+    """Paper 000's claims checked on the reduced grid now, as a Markdown table."""
+    from verification.claims import check_all
+
+    rows = ["| claim | source | grid points | verdict | worst slack | statement |",
+            "|---|---|---|---|---|---|"]
+    for result in check_all("reduced"):
+        slack = "–" if result.worst_slack is None else f"{result.worst_slack:.3g}"
+        statement = " ".join(result.claim.statement.split()).replace("|", "\\|")
+        rows.append(f"| {result.claim.name} | {result.claim.source} | {len(result.rows)} | "
+                    f"**{result.status}** | {slack} | {statement} |")
+    return "\n".join(rows) + "\n"
+
+
+def _cli_reference() -> str:
+    """``privtools --help`` and every command's ``--help``, as the terminal shows them."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from privtools.cli import app as cli_app
+
+    runner = CliRunner()
+    env = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+    parts = []
+    for name in ["", *sorted(get_command(cli_app).commands)]:
+        args = [name, "--help"] if name else ["--help"]
+        result = runner.invoke(cli_app, args, env=env, prog_name="privtools")
+        if result.exit_code != 0:
+            logger.warning("privtools %s --help failed: %s", name, result.output,
+                           type="privtools", subtype="cli")
+        title = f"privtools {name}".strip()
+        parts.append(f"# `{title}`\n\n```text\n{result.output.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+_STATEMENT = re.compile(
+    r"\b(?P<kind>Fact|Lemma|Theorem|Proposition|Definition|Corollary|Remark|Algorithm|Alg\.)s?"
+    r"\s+(?P<num>\d+)(?:\s*[–-]\s*\d+)?\s*\((?P<paper>00[0-3])\)"
+    r"|\b(?P<paper2>00[0-3])\s+(?P<kind2>Alg\.|Algorithm|Theorem|Lemma|Definition|§)\s*"
+    r"(?P<num2>[\dIVX]+)")
+_PAPERS = {"000": "000", "001": "001", "002": "000 (conference)", "003": "000 (short)"}
+
+
+def statements() -> dict[tuple[str, str, str], set[str]]:
+    """Which documented names cite which paper statement: ``(paper, kind, number)`` to the
+    dotted names whose docstring cites it (as "Theorem 2 (000)" or "000 Alg. 1")."""
+    found: dict[tuple[str, str, str], set[str]] = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for export in _exported(module):
+            obj = getattr(module, export)
+            if owner(export, obj) not in (module_name, None):
+                continue
+            docs = [(f"{module_name}.{export}", inspect.getdoc(obj) or "")]
+            if inspect.isclass(obj):
+                docs += [(f"{module_name}.{export}.{attr}", inspect.getdoc(getattr(obj, attr))
+                          or "") for attr, raw in vars(obj).items()
+                         if not attr.startswith("_") and (callable(raw) or isinstance(
+                             raw, property))]
+            for full, doc in docs:
+                for hit in _STATEMENT.finditer(doc):
+                    paper = hit.group("paper") or hit.group("paper2")
+                    kind = hit.group("kind") or hit.group("kind2")
+                    kind = {"Alg.": "Algorithm", "§": "Section"}.get(kind, kind)
+                    number = hit.group("num") or hit.group("num2")
+                    found.setdefault((paper, kind, number), set()).add(full)
+    return found
+
+
+def _statements_table() -> str:
+    order = ["Definition", "Fact", "Lemma", "Proposition", "Theorem", "Corollary", "Remark",
+             "Algorithm", "Section"]
+
+    def key(item):
+        (paper, kind, number), _ = item
+        return (paper, order.index(kind), int(number) if number.isdigit() else 99, number)
+
+    rows = ["| paper | statement | implemented or checked by |", "|---|---|---|"]
+    for (paper, kind, number), names in sorted(statements().items(), key=key):
+        label = f"§{number}" if kind == "Section" else f"{kind} {number}"
+        links = ", ".join(f"{{py:obj}}`~{n}`" for n in sorted(names))
+        rows.append(f"| {_PAPERS[paper]} | {label} | {links} |")
+    return "\n".join(rows) + "\n"
+
+
+def _generate(app) -> None:
+    """Pages computed from the code at every build, so they cannot drift from it."""
+    out = Path(app.srcdir) / "_generated"
+    out.mkdir(exist_ok=True)
+    for name, make in (("claims.md", _claims_table), ("cli.md", _cli_reference),
+                       ("statements.md", _statements_table)):
+        text = make()
+        path = out / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
 
 
 def _check(app) -> None:
@@ -277,13 +377,106 @@ def _resolve(app, env, node, contnode):
     return domain.resolve_xref(env, node["refdoc"], app.builder, kind, name, node, contnode)
 
 
+def _mathml(self, latex: str, display: str) -> str:
+    from latex2mathml.converter import convert
+
+    try:
+        return convert(latex, display=display)
+    except Exception as exc:  # noqa: BLE001 - any parse error is a broken formula
+        logger.warning("cannot render the formula %r: %s", latex, exc,
+                       type="privtools", subtype="math")
+        return f"<code>{latex}</code>"
+
+
+def _visit_math(self, node) -> None:
+    self.body.append(_mathml(self, node.astext(), "inline"))
+    raise nodes.SkipNode
+
+
+def _visit_displaymath(self, node) -> None:
+    body = _mathml(self, node.astext(), "block")
+    if node.get("number"):
+        number = f"({node['number']})"
+        body = (f'<div class="math-numbered" id="{node["ids"][0] if node["ids"] else ""}">'
+                f'{body}<span class="eqno">{number}</span></div>')
+    self.body.append(f'<div class="math-block">{body}</div>')
+    raise nodes.SkipNode
+
+
+_NOTEBOOK_LINK = re.compile(r"\]\(notebooks/([0-9][^)]*?)\.ipynb\)")
+
+
+def _site_links(app, relative_path, parent_docname, content) -> None:
+    """The README links notebooks as files; on the site they are pages of their own."""
+    if Path(str(relative_path)).name == "README.md":
+        content[0] = _NOTEBOOK_LINK.sub(r"](docs/notebooks/\1.ipynb)", content[0])
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("name"):
+            self.ids.add(attrs["name"])
+        for key in ("href", "src"):
+            value = attrs.get(key)
+            if value and not (tag == "link" and key == "href" and "stylesheet" not in (
+                    attrs.get("rel") or "")):
+                self.links.append(value)
+
+
+def dead_links(outdir: Path) -> list[tuple[str, str]]:
+    """Every internal link or resource of the built HTML that leads nowhere: a missing page
+    or file, or a missing anchor. Returns ``(page, link)`` pairs."""
+    pages: dict[Path, _Links] = {}
+    for page in outdir.rglob("*.html"):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8", errors="replace"))
+        pages[page.resolve()] = parser
+    dead = []
+    for page, parser in pages.items():
+        for link in parser.links:
+            split = urlsplit(link)
+            if split.scheme or split.netloc or link.startswith(("mailto:", "javascript:")):
+                continue  # external: the build has no network to check it
+            target = (page.parent / unquote(split.path)).resolve() if split.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                dead.append((str(page.relative_to(outdir.resolve())), link))
+            elif split.fragment and target.suffix == ".html" and target in pages and (
+                    unquote(split.fragment) not in pages[target].ids):
+                dead.append((str(page.relative_to(outdir.resolve())), link))
+    return sorted(dead)
+
+
+def _check_links(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for page, link in dead_links(Path(app.outdir)):
+        logger.warning("dead internal link in %s: %s", page, link,
+                       type="privtools", subtype="link")
+
+
 def setup(app):
     """Register the checks (run once the builder is ready, before reading sources)."""
     app.connect("builder-inited", _check)
+    app.connect("builder-inited", _generate)
     app.connect("autodoc-process-docstring", _plain_bars, priority=950)
     app.connect("autodoc-process-docstring", _reexports)
     app.connect("autodoc-skip-member", _skip_reexports)
     app.connect("autodoc-process-docstring", _keep_prose, priority=100)
     app.connect("autodoc-process-docstring", _restore_prose, priority=900)
     app.connect("missing-reference", _resolve)
+    app.connect("include-read", _site_links)
+    app.connect("build-finished", _check_links)
+    # Math is rendered to MathML when the page is written: no script, no network, and the
+    # browser's own MathML engine draws it (a broken formula fails the build).
+    app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     return {"parallel_read_safe": True, "parallel_write_safe": True}
