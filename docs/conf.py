@@ -67,7 +67,9 @@ nitpicky = True
 html_math_renderer = "mathml"
 html_theme = "furo"
 html_title = f"privtools {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["privtools.css"]
+html_favicon = "_static/favicon.svg"
 html_show_sourcelink = False
 
 # Types of other libraries are named in signatures but not linked (the build has no network
