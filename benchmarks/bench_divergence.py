@@ -46,6 +46,7 @@ import mpmath  # noqa: E402
 from _bench import bench_args, best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.certified import balls as _arb  # noqa: E402
+from privtools.exact.divergence import tabulated as _tab  # noqa: E402 - the engine's internals, for the naive baselines
 from privtools.noise import Skellam  # noqa: E402
 from verification import divergence as dv  # noqa: E402
 
@@ -58,10 +59,10 @@ POW2 = [2, 4, 8, 16, 32, 64, 128, 256]
 
 def naive_arb(noise, d: int, alphas) -> tuple[float, list]:
     """Window sums term by term in Arb (exp/log per term), tails ignored: a cost baseline."""
-    model = dv._model_for(noise)
+    model = _tab._model_for(noise)
     lam = (DPS + 2) * math.log(10) + 6
-    grid, plans = dv._plan_windows(noise, model, d, [Fraction(a) for a in alphas], lam)
-    bits = dv._bits(DPS + 6)
+    grid, plans = _tab._plan_windows(noise, model, d, [Fraction(a) for a in alphas], lam)
+    bits = _tab._bits(DPS + 6)
     t0 = time.perf_counter()
     out = []
     with _arb.precision(bits):
@@ -77,12 +78,12 @@ def naive_arb(noise, d: int, alphas) -> tuple[float, list]:
 
 
 def naive_mpmath(noise, d: int, alpha: int) -> tuple[float, mpmath.mpf]:
-    model = dv._model_for(noise)
+    model = _tab._model_for(noise)
     lam = (DPS + 2) * math.log(10) + 6
-    grid, plans = dv._plan_windows(noise, model, d, [Fraction(alpha)], lam)
+    grid, plans = _tab._plan_windows(noise, model, d, [Fraction(alpha)], lam)
     plan = plans[0]
-    with _arb.precision(dv._bits(DPS + 6)):
-        vals = [_arb.to_mpf(b) for b in noise.pmf_balls(plan.lo, plan.hi + d, dv._bits(DPS + 6))]
+    with _arb.precision(_tab._bits(DPS + 6)):
+        vals = [_arb.to_mpf(b) for b in noise.pmf_balls(plan.lo, plan.hi + d, _tab._bits(DPS + 6))]
     t0 = time.perf_counter()
     with mpmath.workdps(40):
         s = mpmath.fsum(vals[i] ** alpha * vals[i + d] ** (1 - alpha)

@@ -58,6 +58,16 @@ def load_opendp():
     return dp
 
 
+def opendp_version() -> str | None:
+    """The installed OpenDP's version (``None`` if its metadata cannot be read)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("opendp")
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def opendp_measurements(dp):
     """Constructors of OpenDP integer-noise measurements on vectors of ints."""
     int_vec = dp.vector_domain(dp.atom_domain(T=int))
@@ -137,6 +147,7 @@ def run(n: int, n_opendp: int, repeat: int, seed: int) -> dict:
         "n_opendp": n_opendp,
         "repeat": repeat,
         "opendp_installed": dp is not None,
+        "opendp_version": opendp_version() if dp is not None else None,
         "opendp_roundtrip_s": roundtrip,
         "numpy": np.__version__,
         "python": platform.python_version(),

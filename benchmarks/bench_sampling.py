@@ -17,6 +17,9 @@ Three tables, each measured in one run on this machine:
 
     python benchmarks/bench_sampling.py --markdown docs/sampling.md     # ~10 min
     python benchmarks/bench_sampling.py --quick                         # ~1 min
+
+``--json`` prints the results as one JSON object instead of the Markdown (``--json PATH``
+writes them to PATH and prints the Markdown).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import sys
 import time
 
 import numpy as np
+from _bench import emit, machine  # sibling module (scripts run from benchmarks/)
 
 from privtools import secure_rng
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
@@ -217,13 +221,15 @@ def markdown(res: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
-    ap.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    ap.add_argument("--json", metavar="PATH", nargs="?", const="-",
+                    help="print the results as one JSON object instead of the Markdown "
+                         "(with PATH: write them there)")
     ap.add_argument("--markdown", metavar="PATH", help="write the tables as Markdown")
     args = ap.parse_args(argv)
     q = args.quick
     n_timing, n_exact = (4000, 2000) if q else (10**6, 10**5)
-    res = {"meta": {"machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, "
-                               "2 cores",
+    mach = machine()
+    res = {"meta": {"machine": f"{platform.machine()}, {mach['cpu']}, {mach['cores']} cores",
                     "python": platform.python_version(), "numpy": np.__version__,
                     "command": "python benchmarks/bench_sampling.py" + (" --quick" if q else "")
                     + (f" --markdown {args.markdown}" if args.markdown else "")}}
@@ -232,14 +238,13 @@ def main(argv=None) -> int:
     res["secure"] = secure_rows(10**5 if q else 10**6, 10**4 if q else 10**6)
     res["wide"] = wide_rows(10**4 if q else 10**6, 100 if q else 1000)
     text = markdown(res)
-    print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
-    if args.json:
+    if args.json not in (None, "-"):
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1, default=str)
-    return 0
+    return emit(res, args.json == "-", lambda _: print(text), default=str)
 
 
 if __name__ == "__main__":
