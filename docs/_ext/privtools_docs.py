@@ -10,6 +10,7 @@ Under ``sphinx-build -W`` every warning emitted here fails the build:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -280,6 +281,7 @@ def _restore_prose(app, what, name, obj, options, lines) -> None:
         lines[:] = _KEPT.pop(name)
 
 
+@functools.cache
 def _canonical_names() -> dict[int, str]:
     names: dict[int, str] = {}
     for module_name in PUBLIC_MODULES:
@@ -377,7 +379,7 @@ def _resolve(app, env, node, contnode):
     return domain.resolve_xref(env, node["refdoc"], app.builder, kind, name, node, contnode)
 
 
-def _mathml(self, latex: str, display: str) -> str:
+def _mathml(latex: str, display: str) -> str:
     from latex2mathml.converter import convert
 
     try:
@@ -389,12 +391,12 @@ def _mathml(self, latex: str, display: str) -> str:
 
 
 def _visit_math(self, node) -> None:
-    self.body.append(_mathml(self, node.astext(), "inline"))
+    self.body.append(_mathml(node.astext(), "inline"))
     raise nodes.SkipNode
 
 
 def _visit_displaymath(self, node) -> None:
-    body = _mathml(self, node.astext(), "block")
+    body = _mathml(node.astext(), "block")
     if node.get("number"):
         number = f"({node['number']})"
         body = (f'<div class="math-numbered" id="{node["ids"][0] if node["ids"] else ""}">'
