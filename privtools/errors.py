@@ -7,13 +7,19 @@
 * :class:`CertificationError` — a certified computation could not decide or enclose a value
   within its precision and size limits. It never means "the claim is false": callers that
   judge claims turn it into an *inconclusive* verdict.
+* :class:`UserCodeError` — the user's code that an audit runs (a mechanism, a sampler, a
+  feature map, the top level of a file) exited, crashed, raised, hung or was killed. The
+  message names the function and what happened. Never a verdict: the audit has none.
 
-    from privtools.errors import ParameterError, ProtocolError, CertificationError
+    from privtools.errors import ParameterError, ProtocolError, CertificationError, UserCodeError
 """
 
 from __future__ import annotations
 
-__all__ = ["PrivtoolsError", "ParameterError", "ProtocolError", "CertificationError"]
+import importlib.util
+
+__all__ = ["PrivtoolsError", "ParameterError", "ProtocolError", "CertificationError",
+           "UserCodeError", "MissingExtraError", "require"]
 
 
 class PrivtoolsError(Exception):
@@ -37,3 +43,39 @@ class CertificationError(PrivtoolsError, ArithmeticError):
     """A certified computation could not separate or enclose a value at the precision and
     size it may use (an interval straddles the threshold, a series needs too many terms, a
     table would be too large). Not a verdict on any claim: judges report *inconclusive*."""
+
+
+class UserCodeError(PrivtoolsError, RuntimeError):
+    """The user's code that an audit runs failed: it called ``sys.exit`` or ``os._exit``,
+    raised, was killed by a signal, or did not return within its time limit. ``function``
+    names it (e.g. ``"mechanism release (my_dp.py:12)"``), ``cause`` says what happened
+    (``"called sys.exit(0)"``), and ``output`` holds what it printed before (truncated).
+    An audit that raises it has no verdict; the command line exits with status 2."""
+
+    def __init__(self, message: str, function: str | None = None, cause: str | None = None,
+                 output: str = ""):
+        super().__init__(message)
+        self.function = function
+        self.cause = cause
+        self.output = output
+
+    def __reduce__(self):
+        return type(self), (str(self), self.function, self.cause, self.output)
+
+
+class MissingExtraError(PrivtoolsError, ModuleNotFoundError):
+    """An optional dependency is not installed; the message names the extra that brings it
+    (``pip install 'privtools[testing]'``)."""
+
+
+def require(package: str, extra: str, what: str) -> None:
+    """Raise :class:`MissingExtraError` naming the package to install and the privtools
+    extra that brings it, unless ``package`` can be imported (``what`` needs it); the
+    caller then imports it as usual."""
+    try:
+        found = importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):   # a package blocked in sys.modules, or half installed
+        found = False
+    if not found:
+        raise MissingExtraError(f"{what} needs {package}, which is not installed: pip install "
+                                f"'privtools[{extra}]'", name=package)

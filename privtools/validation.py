@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -31,8 +33,15 @@ POINT_LIMIT = 2**62
 # Locations are limited to |mu| < 2**61 so that mirrored points 2·mu − k − 1 (the lower tail
 # of a symmetric law read from its upper tail) stay in int64 for every point |k| <= 2**62.
 LOCATION_LIMIT = 2**61 - 1
-
-
+# Decimal strings: at most this many digits, and exponents of at most 4 digits with the
+# value's numerator and denominator within this many decimal digits (Python prints no int
+# beyond 4300 digits; "1e999999999" would take minutes to expand).
+MAX_DIGITS = 4000
+_MAX_BITS = int(MAX_DIGITS * 3.3219280948873626)  # log2(10)
+_EXPONENT = re.compile(r"[eE][+-]?(\d+)$")
+# float64's normal range: the float methods of the noise laws read their parameters as floats
+FLOAT_MIN = Fraction(2) ** -1022
+FLOAT_MAX = Fraction(sys.float_info.max)
 
 
 __all__ = [
@@ -45,8 +54,13 @@ __all__ = [
     "check_positive_fraction",
     "check_nonneg",
     "check_location",
+    "check_float_range",
+    "show_number",
     "POINT_LIMIT",
     "LOCATION_LIMIT",
+    "MAX_DIGITS",
+    "FLOAT_MIN",
+    "FLOAT_MAX",
 ]
 
 
@@ -83,10 +97,18 @@ def to_fraction(name: str, value) -> Fraction:
     if isinstance(value, numbers.Integral):
         return Fraction(int(value))
     if isinstance(value, str):
+        text = value.strip()
+        exponent = _EXPONENT.search(text)
+        if len(text) > MAX_DIGITS or (exponent and len(exponent.group(1).lstrip("0")) > 4):
+            raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
+                                 f"and exponent, got {_short(value)}")
         try:
-            out = Fraction(value.strip())
+            out = Fraction(text)
         except (ValueError, ZeroDivisionError) as exc:
-            raise ParameterError(f"{name} must be a finite number, got {value!r}") from exc
+            raise ParameterError(f"{name} must be a finite number, got {_short(value)}") from exc
+        if max(out.numerator.bit_length(), out.denominator.bit_length()) > _MAX_BITS:
+            raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
+                                 f"and exponent, got {_short(value)}")
         return out
     if isinstance(value, mpmath.mpf):
         out = exact_rational(value)
@@ -101,6 +123,49 @@ def to_fraction(name: str, value) -> Fraction:
     if hasattr(value, "numerator") and hasattr(value, "denominator"):  # e.g. sympy Rational
         return Fraction(int(value.numerator), int(value.denominator))
     raise ParameterError(f"{name} must be a real number, got {type(value).__name__}")
+
+
+def _short(value, width: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 6] + "…" + text[-5:]
+
+
+def check_float_range(name: str, value: Fraction, *, reciprocal: bool = False,
+                      why: str = "the float methods read it as a float64") -> Fraction:
+    """``value`` (exact, != 0) when its magnitude — and that of ``1/value`` with
+    ``reciprocal`` — lies in float64's normal range [2**-1022, ~1.8e308]; beyond it the float
+    paths would silently read 0 or overflow, so it is refused naming ``name``."""
+    mag = abs(value)
+    for x, what in ((mag, name), (1 / mag if reciprocal and mag else None, f"1/{name}")):
+        if x is None:
+            continue
+        if not FLOAT_MIN <= x <= FLOAT_MAX:
+            side = "below 2**-1022 (2.2e-308)" if x < FLOAT_MIN else "above 1.8e308"
+            raise ParameterError(f"{name} = {show_number(value)} is out of float64's normal range: "
+                                 f"{what} is {side}, and {why}")
+    return value
+
+
+def show_number(x) -> str:
+    """A number for messages: integers below 10**15 as they are, others as their shortest
+    float (``1000.000001``, ``1e+308``) or to three significant digits (``2.94e-39``,
+    ``1.21e+24``), and values beyond float64 as ``~1e-5000`` — exact values of any size are
+    shown without a float that would overflow or underflow, and without thousands of
+    digits."""
+    if isinstance(x, bool) or not isinstance(x, (numbers.Rational, float)):
+        return repr(x)
+    q = Fraction(x)
+    if q.denominator == 1 and abs(q) < 10**15:
+        return str(q.numerator)
+    try:
+        f = float(q)
+    except OverflowError:
+        f = math.inf
+    if f != 0 and math.isfinite(f):
+        shortest = repr(f)
+        return shortest if len(shortest) <= 12 else f"{f:.3g}"
+    e = math.log10(abs(q.numerator)) - math.log10(q.denominator)
+    return f"{'-' if q < 0 else ''}~1e{math.floor(e + 1e-9):+d}"
 
 
 def check_positive_fraction(name: str, value, *, upper=None, upper_inclusive=False) -> Fraction:

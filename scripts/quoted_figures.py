@@ -648,6 +648,33 @@ def _excerpt_plans(reg: Registry) -> None:
             "dp_epsilon against dp_epsilon_target", rdp_curve, table="docs/plans.md",
             table_value=rdp_curve_doc)
 
+    def calibrated():
+        from fractions import Fraction
+
+        from privtools.certified import ends
+        from privtools.planning import plan, show_up
+
+        pl = plan(privacy="rdp", epsilon=1, n=16, horizon=1000, delta=Fraction(1, 10**6))
+        return dict(eb=str(pl.epsilon_view), cert=show_up(ends(pl.certified_epsilon)[1]))
+
+    reg.add("plans.verdict-calibrated", COMPUTED,
+            "--n 16 --horizon 1000 --delta 1e-6` puts the noise at Theorem 2's ε = {eb} and "
+            "passes with ε(10⁻⁶) ≤ {cert}, certified",
+            "privtools plan --privacy rdp --epsilon 1 --n 16 --horizon 1000 --delta 1e-6: "
+            "epsilon_view and the certified ε(δ) upper end, rounded up (show_up)", calibrated)
+
+    def converted():
+        from privtools.certified import ends
+        from privtools.planning import plan, plan_certificate, show_up
+
+        cert = plan_certificate(plan(privacy="rdp", epsilon=1, n=16, horizon=1000))
+        return dict(conv=show_up(ends(cert.interval)[1]))
+
+    reg.add("plans.verdict-converted", COMPUTED,
+            "passes Theorem 2's curve and says that its view is ({conv}, 10⁻³)-DP",
+            "privtools plan --privacy rdp --epsilon 1 --n 16 --horizon 1000: the PLD "
+            "certificate of the batch view at δ = p = 10^-3, upper end rounded up", converted)
+
 
 def _api_tour(reg: Registry) -> None:
     def thm1():

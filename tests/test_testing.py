@@ -299,3 +299,23 @@ def test_bad_input_is_named():
         assert_private(_laplace_sum(4), [1], [0], 1.0, exact=True)
     with pytest.raises(ParameterError, match="neighbours"):
         find_counterexample(_laplace_sum(4), 1.0, [[0]], neighbours="swap")
+
+
+def test_a_failing_assertion_shows_its_message_and_reproducing_line_not_library_source(
+        tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "test_user.py").write_text(
+        "from privtools.testing import assert_private\n\n"
+        "def leaky(d, size, rng):\n"
+        "    return float(sum(d)) + rng.laplace(0, 0.1, size)\n\n"
+        "def test_leaky():\n"
+        "    assert_private(leaky, d=[0, 1], d_prime=[0, 2], epsilon=1.0)\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(tmp_path / "test_user.py")], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300).stdout
+    failure = out[out.index("test_leaky ___"):out.index("short test summary")]
+    assert "privacy audit FAIL" in failure and "reproduce: assert_private(leaky" in failure
+    assert "def assert_private" not in failure and "privtools/testing" not in failure
+    assert len(failure.splitlines()) < 15

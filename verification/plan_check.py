@@ -1,7 +1,21 @@
 """Exact verification of a deployment plan: "check before deploying".
 
 ``verify_plan(plan)`` reads a :class:`privtools.planning.Plan` and checks, with certified
-intervals, the two promises the plan makes (paper 000, Theorems 1–6):
+intervals, the two promises the plan makes (paper 000, Theorems 1–6). The privacy finding
+that decides the verdict answers the question the plan's user asked
+(:func:`privtools.planning.guarantee` states it; ``PlanCheck.guarantee`` and
+``PlanCheck.verdict`` repeat it with the judge's figures):
+
+* a plan **with a δ** (``plan(..., delta=)``: rdp / cdp plans calibrated to (ε, δ), and
+  returning users): the certified ε(δ) of :class:`privtools.accounting.PldAccountant` for the
+  plan's own view (its g and noise as they are) — composed over the plan's participation
+  profile, at δ less the pool's failure probability — against ε (``privacy ((ε, δ)-DP)``, or
+  ``privacy (per user, composed)`` over a run; pure DP at δ = 0: basic composition, exact).
+  The per-batch rows below (LLR, Rényi curve at the calibrated per-batch ε, Lemma 10) are
+  then reported as info;
+* a plan **without a δ**: ε is the paper's parameter and the rows below decide; rdp / cdp
+  plans also report the certified (ε, δ) of the view at δ (default p) by the PLD accountant
+  where the noise's variance is at most ``PLD_CONVERSION_VAR``: ε is *not* (ε, δ)-DP.
 
 * **privacy** of the view the plan protects, at sensitivity g —
   pure DP (Theorems 1, 3, 5, 6): the LLR of ``Σx̂ + Lap_Z(b)`` is exactly ``g/b`` (Fact 2),
@@ -39,11 +53,13 @@ circular distance to 0. ``L(d) = log cosh(a(m/2 − d))`` is convex and decreasi
 
 Status of each finding: ``holds`` (certified), ``fails`` (certified violation) or
 ``inconclusive`` (an interval straddles the target); ``info`` rows are reported only.
-``PlanCheck.passed`` is True iff no finding fails or is inconclusive.
+``PlanCheck.passed`` is True iff no finding fails or is inconclusive; ``PlanCheck.verdict``
+is the command line's verdict line, the same decision in words.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -61,13 +77,20 @@ from privtools.noise import (
     IntegerDistribution,
     NoiseSum,
 )
-from privtools.planning import Plan, theorem_params, total_noise_tail
+from privtools.planning import (
+    Plan,
+    guarantee,
+    plan_certificate,
+    show_up,
+    theorem_params,
+    total_noise_tail,
+)
 from privtools.validation import check_int, check_positive_fraction
 
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 
 __all__ = ["Finding", "PlanCheck", "verify_plan", "laplace_wrapped_llr", "RDP_ORDERS",
-           "CDP_ORDERS", "INFO"]
+           "CDP_ORDERS", "INFO", "PLD_CONVERSION_VAR"]
 
 RDP_ORDERS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256)
 CDP_ORDERS = (2, 4, 8, 16, 32)
@@ -75,6 +98,10 @@ CDP_ORDERS = (2, 4, 8, 16, 32)
 EXACT_SKELLAM_VAR = 2 * 10**6
 # Largest modulus whose mod-m view is tabulated (claims engine) for cross-checks / CDP.
 TABULATE_M = 2048
+# Largest variance of a plan's noise (Skellam, or the n-fold discrete-Gaussian sum) whose
+# certified (ε, δ) is also computed for a plan without a δ (PldAccountant: ~2 s at 10^5,
+# ~4 s at 10^6 — the info row; a plan with a δ is always certified, its verdict needs it).
+PLD_CONVERSION_VAR = 2 * 10**5
 
 
 @dataclass(frozen=True)
@@ -105,6 +132,13 @@ class PlanCheck:
     ``dp_epsilon_target`` the (ε, δ)-DP conversion (Lemma 10) of the achieved / target curve at
     ``dp_delta``; ``tail`` the certified P(|N| > τ), ``failure`` the certified worst-case
     probability of an output off by more than τ/g (wrap and q̂ included), ``bits`` per user.
+    ``certified_epsilon`` / ``certified_delta``: the PLD accountant's certified ε(δ) interval
+    of the plan's view (over its participations) and its δ — the deciding privacy finding of
+    a plan with a δ, info otherwise (None where not computed). ``guarantee``: what the plan
+    certifies, in its user's terms (:func:`privtools.planning.guarantee` with the judge's
+    certificate; "NOT CERTIFIED: …" when a privacy finding does not hold); ``question``:
+    what the plan must certify, in words, and ``answer``: what it certifies when it passes
+    (both read by :attr:`verdict`).
     """
 
     plan: Plan
@@ -121,11 +155,27 @@ class PlanCheck:
     tail_method: str
     bits: int
     seconds: float
+    certified_epsilon: Interval | None = None
+    certified_delta: float | None = None
+    guarantee: str = ""
+    answer: str = ""
+    question: str = ""
 
     @property
     def passed(self) -> bool:
         """True when every finding holds (informational findings aside)."""
         return all(f.status in (HOLDS, INFO) for f in self.findings)
+
+    @property
+    def verdict(self) -> str:
+        """The verdict line (the command line prints it): "PLAN PASSES: <what is certified>",
+        or "PLAN FAILS: <findings that do not hold> — it does not certify that <…>"; the same
+        decision as :attr:`passed`."""
+        if self.passed:
+            return f"PLAN PASSES: {self.answer}"
+        bad = ", ".join(f"{f.name} {f.status}" for f in self.findings
+                        if f.status not in (HOLDS, INFO))
+        return f"PLAN FAILS ({bad}): it does not certify that {self.question}"
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -144,6 +194,8 @@ class PlanCheck:
 
         return {
             "passed": self.passed,
+            "guarantee": self.guarantee,
+            "verdict": self.verdict,
             "reasons": list(self.reasons),
             "findings": [f.to_dict() for f in self.findings],
             "epsilon": iv(self.epsilon),
@@ -156,6 +208,8 @@ class PlanCheck:
             "dp_epsilon_target": self.dp_epsilon_target,
             "tail": iv(self.tail), "failure": iv(self.failure),
             "tail_method": self.tail_method, "bits": self.bits,
+            "certified_epsilon": iv(self.certified_epsilon),
+            "certified_delta": self.certified_delta,
             "seconds": round(self.seconds, 3),
         }
 
@@ -220,7 +274,9 @@ def _crosscheck_tail(law, tau: int, p: Fraction):
 
 
 # ----------------------------------------------------------------------------- privacy
-def _pure(plan: Plan, dps: int):
+def _pure(plan: Plan, dps: int, deciding: bool = True):
+    """Pure-DP rows; ``deciding=False`` (a plan with a δ, decided by its certificate): the
+    per-batch LLR is reported as info, against the calibrated per-batch ε."""
     findings = []
     noise = plan.mechanism_noise
     if isinstance(noise, NoiseSum):
@@ -234,8 +290,15 @@ def _pure(plan: Plan, dps: int):
     detail = f"LLR of {view} = g/b = {plan.g}/({b}) exactly (Fact 2)"
     if extra:
         detail += f", plus 2ε̂ = {extra} of the relaxed SecAgg (assumed, Theorem 3)"
-    findings.append(Finding("privacy (pure DP)", HOLDS if achieved <= plan.epsilon else FAILS,
-                            f"ε = {_short(achieved)}", f"ε <= {plan.epsilon}", detail))
+    if deciding:
+        findings.append(Finding("privacy (pure DP)",
+                                HOLDS if achieved <= plan.epsilon else FAILS,
+                                f"ε = {_short(achieved)}", f"ε <= {plan.epsilon}", detail))
+    else:
+        meets = "meets" if achieved <= plan.epsilon_view else "EXCEEDS"
+        findings.append(Finding("per-batch ε (pure DP)", INFO, f"ε = {_short(achieved)}",
+                                f"calibrated per-batch ε = {_short(plan.epsilon_view)}",
+                                f"{detail}; {meets} it"))
     wrapped = None
     if plan.theorem != 6 and 2 * plan.g <= plan.m:
         wrapped = laplace_wrapped_llr(b, plan.g, plan.m, dps=max(dps, 30))
@@ -279,13 +342,27 @@ def _dp_conversion(curve: dict, target: dict, delta: Fraction):
     return got.epsilon, want.epsilon
 
 
-def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var):
+def _secondary(findings: list[Finding], status: str, name: str, per_batch: Fraction):
+    """The rows of a plan with a δ: info, against the calibrated per-batch ε (its
+    certificate decides the verdict)."""
+    word = {HOLDS: "meets", FAILS: "EXCEEDS", INCONCLUSIVE: "undecided against"}[status]
+    first = findings[0]
+    out = [Finding(name, INFO, first.value, first.target,
+                   f"{first.detail}; {word} the curve at the calibrated per-batch ε = "
+                   f"{_short(per_batch)} (info: the certified (ε, δ) decides)")]
+    for f in findings[1:]:
+        out.append(Finding(f"{f.name} per batch", f.status, f.value, f.target, f.detail))
+    return out
+
+
+def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var, deciding: bool = True):
     from privtools.accounting import skellam_rdp_bound, theorem2_rdp
 
     from .divergence import renyi_shift_curve
 
     noise = plan.exact_total_noise
-    targets = [mpmath.mpf(theorem2_rdp(a, plan.epsilon, plan.s)) for a in orders]
+    eps = plan.epsilon if deciding else plan.epsilon_view
+    targets = [mpmath.mpf(theorem2_rdp(a, eps, plan.s)) for a in orders]
     rows = []
     if noise.variance <= exact_var:
         vals = renyi_shift_curve(noise, plan.g, orders, dps=min(dps, 20))
@@ -309,16 +386,19 @@ def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var):
                                    {a: t for a, _, _, t in rows}, delta)
     findings.append(Finding("(ε, δ)-DP", INFO, f"ε = {eps_dp:.6g} at δ = {float(delta):.3g}",
                             f"Theorem 2's curve gives ε = {eps_t:.6g}", "Lemma 10 conversion"))
+    if not deciding:
+        findings = _secondary(findings, status, "RDP curve (per batch)", eps)
     return findings, tuple(rows), method, eps_dp, eps_t
 
 
-def _cdp(plan: Plan, dps: int, orders, delta: Fraction):
+def _cdp(plan: Plan, dps: int, orders, delta: Fraction, deciding: bool = True):
     from privtools.accounting import cdp_to_dp, discrete_gaussian_sum_cdp
 
     from .claims import gaussian_sum_view_renyi
 
     share = plan.share
-    g_theorem = theorem_params(4, plan.epsilon, plan.n, plan.p_noise, s=plan.s).g
+    eps = plan.epsilon if deciding else plan.epsilon_view
+    g_theorem = theorem_params(4, eps, plan.n, plan.p_noise, s=plan.s).g
     eps_t = mpmath.mpf(discrete_gaussian_sum_cdp(plan.n, share.sigma2, g_theorem))
     eps_plan = mpmath.mpf(discrete_gaussian_sum_cdp(plan.n, share.sigma2, plan.g))
     targets = [eps_t * eps_t * a / 2 for a in orders]
@@ -352,6 +432,8 @@ def _cdp(plan: Plan, dps: int, orders, delta: Fraction):
     findings = [Finding("privacy (CDP)", status, value, target, method),
                 Finding("(ε, δ)-DP", INFO, f"ε = {eps_dp:.6g} at δ = {float(delta):.3g}",
                         f"Theorem 4's ε̂ gives ε = {eps_dp_t:.6g}", "Lemma 10 conversion")]
+    if not deciding:
+        findings = _secondary(findings, status, "CDP curve (per batch)", eps)
     return findings, tuple(rows), method, eps_dp, eps_dp_t
 
 
@@ -400,18 +482,108 @@ def _failure(plan: Plan, dps: int):
     return findings, interval(*tail), interval(lo, hi)
 
 
+# ----------------------------------------------------------------------------- the question
+def _returning(plan: Plan) -> bool:
+    return plan.pool is not None or (plan.participations or ((1, 1),)) != ((1, 1),)
+
+
+def _profile_text(plan: Plan) -> str:
+    profile = plan.participations or ((1, 1),)
+    if profile == ((1, 1),):
+        return "one batch"
+    return ", ".join(f"{c} batch(es)" + (f" x{j}" if j > 1 else "") for j, c in profile)
+
+
+def _certified(plan: Plan):
+    """The deciding privacy finding of a plan with a δ: the certified ε(δ) of its own view
+    (composed over its participation profile) against ε; pure DP at δ = 0 exactly."""
+    name = "privacy (per user, composed)" if _returning(plan) else "privacy ((ε, δ)-DP)"
+    prof = _profile_text(plan)
+    noise = plan.mechanism_noise
+    if plan.delta == 0:            # pure DP, basic composition: Σ multiplicity·count·g/b
+        k = sum(j * c for j, c in plan.participations or ((1, 1),))
+        scale = noise.scale
+        total = k * Fraction(plan.g) / scale
+        cert = plan_certificate(plan)
+        return Finding(name, HOLDS if total <= plan.epsilon else FAILS, f"ε = {_short(total)}",
+                       f"ε <= {plan.epsilon}",
+                       f"basic composition over {prof}: {k} × g/b = {k} × {plan.g}/({scale}), "
+                       "exact (Fact 2)"), cert
+    cert = plan_certificate(plan)
+    lo, hi = _intervals.ends(cert.interval)
+    d_cert = plan.delta - (plan.participation_failure or 0)
+    target = f"ε <= {plan.epsilon} at δ = {float(plan.delta):.3g}"
+    if plan.participation_failure:
+        target += (f" (less the pool's failure {float(plan.participation_failure):.3g}: "
+                   f"δ = {float(d_cert):.3g})")
+    detail = (f"PldAccountant, two-sided certified: {prof} of the view of {noise} at "
+              f"sensitivity g = {plan.g} (the plan's own g and noise)")
+    return Finding(name, status_le(cert.interval, plan.epsilon),
+                   f"ε({float(d_cert):.3g}) in {_fmt_iv(lo, hi)}", target, detail), cert
+
+
+def _conversion(plan: Plan, delta: Fraction):
+    """Info for an rdp / cdp plan without a δ: the certified (ε, δ) of its view at ``delta``
+    (where the noise is small enough to be cheap), or (None, None)."""
+    if plan.mechanism_noise.var() > PLD_CONVERSION_VAR:   # a cost threshold only
+        return None, None
+    try:
+        cert = plan_certificate(plan, delta)
+    except CertificationError:
+        return None, None
+    lo, hi = _intervals.ends(cert.interval)
+    theorem = "Theorem 2's RDP" if plan.privacy == "rdp" else "Theorem 4's CDP"
+    return Finding("(ε, δ)-DP, certified", INFO, f"ε({float(delta):.3g}) in {_fmt_iv(lo, hi)}",
+                   f"not ε = {plan.epsilon}: that is {theorem} parameter",
+                   "PldAccountant on the plan's view (two-sided certified); plan with a δ "
+                   "(--delta) to calibrate to (ε, δ)"), cert
+
+
+def _question(plan: Plan) -> str:
+    """What the plan must certify for "PLAN PASSES", in words (no figures)."""
+    utility = (f"the analyzer's output is within τ/g of Σx̂/g except w.p. <= "
+               f"{plan.failure_probability}")
+    if plan.delta is not None or plan.privacy == "pure-dp":
+        return f"{guarantee(dataclasses.replace(plan, certified_epsilon=None))}; and {utility}"
+    what = ("meets Theorem 2's RDP curve ε̂(α)" if plan.privacy == "rdp" else
+            "meets Theorem 4's ½ε̂²-CDP (ε̂ of Lemma 4 at the theorem's g)")
+    return f"the batch view {what} for ε = {plan.epsilon}; and {utility}"
+
+
+def _answer(plan: Plan, claim: str, delta: Fraction, cert, eps_dp) -> str:
+    """What "PLAN PASSES" certifies, in words."""
+    utility = (f"the analyzer's output is within τ/g of Σx̂/g except w.p. <= "
+               f"{plan.failure_probability}")
+    if plan.delta is not None or plan.privacy == "pure-dp":
+        return f"{claim}; and {utility}"
+    if cert is not None:
+        conv, how = ends(cert.interval)[1], "PLD accountant"
+    else:
+        conv, how = eps_dp, "Lemma 10 of the certified curve"
+    that = f"({show_up(conv)}, {float(delta):.3g})-DP by the {how}"
+    what = ("meets Theorem 2's RDP curve ε̂(α)" if plan.privacy == "rdp" else
+            "meets Theorem 4's ½ε̂²-CDP (ε̂ of Lemma 4 at the theorem's g)")
+    return (f"the batch view {what} for ε = {plan.epsilon} (not ({plan.epsilon}, δ)-DP: that "
+            f"is {that}; use --delta to calibrate to (ε, δ)); and {utility}")
+
+
 # ----------------------------------------------------------------------------- entry point
 def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
                 exact_skellam_var=EXACT_SKELLAM_VAR) -> PlanCheck:
     """Verify ``plan`` exactly (module docstring): privacy of the planned view against the
     plan's target, the worst-case probability that the output is off by more than τ/g against
-    ``plan.failure_probability``, and the bits per user. ``delta`` (default ``plan.p``): the δ
-    of the reported (ε, δ)-DP conversion of RDP / CDP plans; ``orders``: the Rényi orders
+    ``plan.failure_probability``, and the bits per user. A plan with a δ is decided by its
+    certified (ε, δ) (PldAccountant, over its participations) against its target. ``delta``
+    (default ``plan.p``, or the plan's own δ): the δ of the reported (ε, δ)-DP conversions of
+    RDP / CDP plans (not of a plan's certified target); ``orders``: the Rényi orders
     (integers > 1; default ``RDP_ORDERS`` / ``CDP_ORDERS``)."""
     if not isinstance(plan, Plan):
         raise ParameterError(f"plan must be a privtools.planning.Plan, got {type(plan).__name__}")
     dps = check_int("dps", dps, minimum=5)
-    dl = plan.p if delta is None else check_positive_fraction("delta", delta, upper=1)
+    if delta is not None:
+        dl = check_positive_fraction("delta", delta, upper=1)
+    else:
+        dl = plan.delta if plan.delta else plan.p
     if orders is not None:
         orders = tuple(check_int("orders", a, minimum=2) for a in orders)
         if not orders:
@@ -420,23 +592,63 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
     eps_iv = wrapped = None
     rows: tuple = ()
     eps_dp = eps_dp_t = None
+    calibrated = plan.delta is not None      # the certified (ε, δ) decides
+    first: list[Finding] = []
+    cert = None
+    claim = None
+    if calibrated:
+        try:
+            finding, cert = _certified(plan)
+            first = [finding]
+            claim = guarantee(plan, cert)
+        except CertificationError as exc:  # not decided: inconclusive, never a pass
+            first = [Finding("privacy ((ε, δ)-DP)", INCONCLUSIVE, "not certified",
+                             f"ε <= {plan.epsilon} at δ = {float(plan.delta):.3g}", str(exc))]
+            claim = guarantee(dataclasses.replace(plan, certified_epsilon=None))
     try:
         if plan.privacy == "pure-dp":
-            findings, eps_iv, wrapped, method = _pure(plan, dps)
+            findings, eps_iv, wrapped, method = _pure(plan, dps, not calibrated)
         elif plan.privacy == "rdp":
             findings, rows, method, eps_dp, eps_dp_t = _rdp(plan, dps, orders or RDP_ORDERS,
-                                                            dl, exact_skellam_var)
+                                                            dl, exact_skellam_var,
+                                                            not calibrated)
         else:
             findings, rows, method, eps_dp, eps_dp_t = _cdp(plan, dps, orders or CDP_ORDERS,
-                                                            dl)
-    except CertificationError as exc:  # not decided: inconclusive, never a pass
+                                                            dl, not calibrated)
+    except CertificationError as exc:
         method = "not certified"
-        findings = [Finding(f"privacy ({plan.privacy})", INCONCLUSIVE, "not certified",
+        # without a δ these rows decide: inconclusive, never a pass; with one, info
+        findings = [Finding(f"privacy ({plan.privacy})" if not calibrated else
+                            f"per-batch {plan.privacy} rows",
+                            INCONCLUSIVE if not calibrated else INFO, "not certified",
                             f"ε = {plan.epsilon}", str(exc))]
+    findings = first + list(findings)
+    if not calibrated and plan.privacy != "pure-dp":
+        extra, cert = _conversion(plan, dl)
+        if extra is not None:
+            findings.append(extra)
+        claim = guarantee(plan, cert, dl,
+                          conversion=None if cert is not None or eps_dp is None else
+                          (eps_dp, "Lemma 10 of the certified curve"))
+    elif claim is None:
+        claim = guarantee(plan)
+    not_held = [f for f in findings if f.status not in (HOLDS, INFO)]
+    if not_held:
+        f = not_held[0]
+        why = f"{f.name} {f.status}: {f.value} vs target {f.target}"
+        claim_line = (f"NOT CERTIFIED ({why}): the plan claims "
+                      f"{guarantee(dataclasses.replace(plan, certified_epsilon=None))}"
+                      if calibrated or plan.privacy == "pure-dp" else
+                      f"NOT CERTIFIED ({why}): {claim}")
+    else:
+        claim_line = claim
     util, tail, failure = _failure(plan, dps)
     findings = list(findings) + util
     findings.append(Finding("bits per user", INFO, str(plan.bits), "-",
                             f"⌈log₂ m⌉ with m = {plan.m}"))
     return PlanCheck(plan, tuple(findings), eps_iv, wrapped, rows, method, eps_dp,
                      None if eps_dp is None else float(dl), eps_dp_t, tail, failure,
-                     plan.tail_method, plan.bits, time.perf_counter() - t0)
+                     plan.tail_method, plan.bits, time.perf_counter() - t0,
+                     None if cert is None else cert.interval,
+                     None if cert is None else cert.delta,
+                     claim_line, _answer(plan, claim, dl, cert, eps_dp), _question(plan))

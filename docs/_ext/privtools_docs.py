@@ -43,6 +43,7 @@ PUBLIC_MODULES = (
     "privtools.testing.adapters",
     "privtools.randomness",
     "privtools.validation",
+    "privtools.limits",
     "privtools.errors",
     "privtools.demo",
     "verification",

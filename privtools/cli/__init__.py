@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 import mpmath
 import typer
@@ -27,6 +26,7 @@ from privtools.cli.laws import KINDS as _KINDS
 from privtools.cli.laws import build_law
 from privtools.cli.simulate import simulate
 from privtools.errors import ParameterError
+from privtools.validation import show_number
 
 app = typer.Typer(
     cls=BoundaryGroup,
@@ -164,7 +164,7 @@ def _check_share_work(d, shares: int, dps: int) -> None:
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("privtools-report"), help="report directory"),
+    out: str = typer.Option("privtools-report", metavar="DIR", help="report directory"),
     quick: bool = typer.Option(False, help="smaller sample sizes"),
     seed: int = typer.Option(20261122, help="seed for all sampling (0 to 2**63 - 1)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
@@ -176,7 +176,7 @@ def demo(
     law of the summed shares (Arb convolution) against the closed form, a G-test of
     simulated batch sums against the exact law, G-tests of the integer-only samplers, and
     the symbolic proofs of the closed forms."""
-    checks.out_dir("out", out)
+    out = checks.out_dir("out", out)
     checks.seed("seed", seed)
     from privtools.demo import run_demo
 
@@ -252,7 +252,15 @@ def _plan_table(pl, exact_pl) -> Table:
                     f"{pl.secure}")
     t.add_column("parameter")
     t.add_column("value")
-    rows = [("ε", str(pl.epsilon)), ("n", str(pl.n)), ("T (horizon)", str(pl.horizon)),
+    if pl.delta is not None:
+        target = ("target (ε, δ)", f"({pl.epsilon}, {float(pl.delta):.3g})")
+    elif pl.privacy == "rdp":
+        target = ("ε (Theorem 2's RDP parameter)", str(pl.epsilon))
+    elif pl.privacy == "cdp":
+        target = ("ε (Theorem 4's CDP parameter)", str(pl.epsilon))
+    else:
+        target = ("ε", str(pl.epsilon))
+    rows = [target, ("n", str(pl.n)), ("T (horizon)", str(pl.horizon)),
             ("p (failure per batch)", str(pl.p))]
     if pl.s is not None:
         rows.append(("s", str(pl.s)))
@@ -270,10 +278,13 @@ def _plan_table(pl, exact_pl) -> Table:
         lo, hi = ends(pl.certified_epsilon)
         prof = ", ".join(f"{c} batch(es)" + (f" x{j}" if j > 1 else "")
                          for j, c in pl.participations)
-        rows += [("returning users", (f"pool of {pl.pool}: " if pl.pool else "") + prof),
-                 ("per-batch ε", str(pl.epsilon_view)),
-                 (f"per-user ε(δ = {float(pl.delta):.3g}), certified",
-                  f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] (PldAccountant)")]
+        returning = pl.pool is not None or pl.participations != ((1, 1),)
+        if returning:
+            rows.append(("returning users", (f"pool of {pl.pool}: " if pl.pool else "") + prof))
+        d_cert = pl.delta - (pl.participation_failure or 0)
+        rows += [("per-batch ε (noise calibrated to)", str(pl.epsilon_view)),
+                 (f"{'per-user' if returning else 'per-batch'} ε(δ = {float(d_cert):.3g}), "
+                  "certified", f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] (PldAccountant)")]
         if pl.participation_failure:
             rows.append(("profile fails w.p.", f"<= {float(pl.participation_failure):.3g} "
                          "(inside δ)"))
@@ -297,17 +308,16 @@ def _compare_rows(pl, exact_pl) -> dict | None:
 # `plan`: the exact tail and verification of an rdp plan work on Sk(0, g²/ε²); their cost
 # grows with its variance (1e10: ~5 s, 1e12: ~1 min on 2 cores) and, for the verification
 # (Rényi divergences tabulated over the shift), with g (1e4: ~8 s, 3e4: ~25 s, 1e6: memory
-# exhausted). Other plans are cheap. The (ε, δ) conversions of rdp/cdp plans fail beyond
-# ε ~ 1e50; no privacy is left long before.
+# exhausted). Other plans are cheap.
 MAX_PLAN_VARIANCE = 10**11
 MAX_RDP_G = 50_000
 MAX_PARTICIPATIONS = 10**4      # certified composition of up to 10^4 batch views
 # Your own --tau beyond this factor of the planned τ has a failure probability ~ p^(τ/τ_plan)
 # whose exact value needs billions of bits (τ = 1e11 for Lap_Z(4): memory exhausted).
 MAX_TAU_FACTOR = 10**5
-MAX_APPROX_EPSILON = 10**6
 MAX_PLAN_DPS = 100
-MAX_PLAN_N = 10**12
+# ε, δ, p, n, horizon, τ and m: the limits of every plan, in privtools.limits (shared with
+# the API, the same for every privacy kind)
 
 
 def _plan_tail_default() -> str:
@@ -330,6 +340,31 @@ class _PlanCommand(TyperCommand):
         return super().format_help(ctx, formatter)
 
 
+def _check_plan_limits(epsilon, n, horizon, s, c, p, delta, g, tau, m) -> None:
+    """Every exact number parsed (:func:`checks.number`), and the limits of a plan
+    (:mod:`privtools.limits`: the table :func:`privtools.planning.plan` reads, the same for
+    every privacy kind) checked before any work, naming the option."""
+    from privtools import limits
+
+    checks.within("epsilon", checks.number("epsilon", epsilon, positive=True), limits.EPSILON)
+    checks.within("n", checks.int_range("n", n, 1), limits.N)
+    checks.within("horizon", checks.int_range("horizon", horizon, 1), limits.HORIZON)
+    checks.number("s", s, positive=True)
+    if c is not None:
+        checks.number("c", c, positive=True)
+    if p is not None:
+        checks.within("p", checks.number("p", p, positive=True), limits.P)
+    if delta is not None:
+        checks.within("delta", checks.number("delta", delta, positive=True), limits.DELTA)
+    if g is not None and n * checks.int_range("g", g, 1) + 1 > limits.M.high:
+        raise ParameterError(f"--g {g} with --n {n}: the modulus m >= ng + 1 would be above "
+                             f"the limit {limits.M.shown_high}: {limits.M.reason}")
+    if tau is not None:
+        checks.within("tau", checks.int_range("tau", tau, 0), limits.TAU)
+    if m is not None:
+        checks.within("m", checks.int_range("m", m, 2), limits.M)
+
+
 def _check_rdp_cost(epsilon, n: int, s, g_user: int | None, verify: bool) -> None:
     """Refuse an rdp plan whose exact tail or verification cannot finish in about a
     minute: Sk(0, g²/ε²) beyond MAX_PLAN_VARIANCE, or (verification) g beyond MAX_RDP_G."""
@@ -345,13 +380,13 @@ def _check_rdp_cost(epsilon, n: int, s, g_user: int | None, verify: bool) -> Non
     if verify and g > MAX_RDP_G:
         raise ParameterError(
             f"--epsilon {epsilon} (with --n {n}, --s {s}): the rdp plan's precision g = "
-            f"⌈sε√n⌉ = {g:.3g} is beyond the limit {MAX_RDP_G:,} of its exact Rényi "
+            f"⌈sε√n⌉ = {show_number(g)} is beyond the limit {MAX_RDP_G:,} of its exact Rényi "
             "verification (it tabulates over the shift g); use a smaller --epsilon, --n or "
             "--s, or --no-verify")
     if var > MAX_PLAN_VARIANCE:
         raise ParameterError(
             f"--epsilon {epsilon} (with --n {n}, --s {s}): the rdp plan's noise Sk(0, g²/ε²) "
-            f"has variance {float(var):.3g}, beyond the limit {MAX_PLAN_VARIANCE:.0e} of its "
+            f"has variance {show_number(var)}, beyond the limit {MAX_PLAN_VARIANCE:.0e} of its "
             "exact tail and verification (hours of work); use a larger --epsilon, or "
             "--tail bound --no-compare --no-verify for the theorem's formulas only")
 
@@ -369,8 +404,11 @@ def plan_command(
                              "τ); as in privtools.planning.plan"),
     c: str = typer.Option(None, help="Lemma 5's constant (local trust with --tail bound)"),
     p: str = typer.Option(None, help="failure probability per batch (default 1/T)"),
-    delta: str = typer.Option(None, help="δ of the (ε, δ) conversion of rdp/cdp plans' "
-                              "verification (default p)"),
+    delta: str = typer.Option(None, help="target δ: rdp/cdp plans are calibrated so the "
+                              "certified (ε, δ) (PLD accountant) meets (--epsilon, --delta) and "
+                              "the verdict decides exactly that; without it --epsilon is "
+                              "Theorem 2's RDP / Theorem 4's CDP parameter (not (ε, δ)-DP; "
+                              "converted at δ = p). Pure DP: with --participations / --pool"),
     g: int = typer.Option(None, help="check your own parameters: your precision g (the noise "
                           "stays the plan's, calibrated to ε at the planned g)"),
     tau: int = typer.Option(None, help="check your own parameters: your threshold τ"),
@@ -393,8 +431,8 @@ def plan_command(
     the exact privacy of the planned view and the exact probability that the analyzer's output
     is off by more than τ/g. A plan that misses its target is flagged in red and the command
     exits with status 1. With --g/--tau/--m it checks your own parameter choices."""
+    from privtools.planning import guarantee, with_parameters
     from privtools.planning import plan as make_plan
-    from privtools.planning import with_parameters
     from verification.plan_check import verify_plan
 
     tail = _plan_tail_default() if tail is None else tail
@@ -408,19 +446,12 @@ def plan_command(
     if privacy == "pure-dp" and not returning:
         checks.refuse(checks.given("delta"), "applies to rdp and cdp plans only (a pure-dp "
                       "plan has δ = 0), or with --participations / --pool")
-    if not verify and not (participations != 1 or pool is not None):
-        checks.refuse(checks.given("delta"), "sets the δ of the verification: it does nothing "
-                      "with --no-verify")
     if tail == "bound" and not compare and not verify:
         checks.refuse(checks.given("dps"), "sets the digits of the exact tail and verification: "
                       "it does nothing with --tail bound --no-compare --no-verify")
     checks.int_range("dps", dps, 5, MAX_PLAN_DPS)
-    checks.int_range("n", n, 1, MAX_PLAN_N)
+    _check_plan_limits(epsilon, n, horizon, s, c, p, delta, g, tau, m)
     with checks.naming():
-        if privacy in ("rdp", "cdp"):
-            checks.at_most("epsilon", checks.number("epsilon", epsilon, positive=True),
-                           MAX_APPROX_EPSILON, "the (ε, δ) accounting of rdp/cdp plans "
-                           "works below it (and no privacy is left at such ε)")
         if privacy == "rdp" and (tail == "exact" or compare or verify):
             _check_rdp_cost(epsilon, n, s, g if verify else None, verify)
         kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,
@@ -431,6 +462,8 @@ def plan_command(
             kwargs.update(participations=participations, pool=pool,
                           delta=None if delta is None else checks.number("delta", delta,
                                                                          positive=True))
+        elif delta is not None:        # rdp / cdp: calibrated to the certified (ε, δ)
+            kwargs.update(delta=checks.number("delta", delta, positive=True))
         pl = make_plan(tail=tail, **kwargs)
         if verify and tau is not None and tau > MAX_TAU_FACTOR * max(pl.tau, 1):
             raise ParameterError(
@@ -441,15 +474,22 @@ def plan_command(
         if compare:
             exact_pl = pl if tail == "exact" else make_plan(tail="exact", **kwargs)
         pl = with_parameters(pl, g=g, tau=tau, m=m)
-        check = verify_plan(pl, dps=dps, delta=delta) if verify else None
+        check = verify_plan(pl, dps=dps) if verify else None
+        statement = (check.guarantee if check is not None else
+                     "(planned, not verified" + (f"; your {', '.join(pl.user_parameters)} are "
+                                                 "checked only by the verification"
+                                                 if pl.user_parameters else "")
+                     + f") {guarantee(pl)}")
 
     cmp_rows = _compare_rows(pl, exact_pl)
     if as_json:
-        print(json.dumps({"plan": pl.to_dict(), "compare": cmp_rows,
-                          "check": None if check is None else check.to_dict()},
+        print(json.dumps({"guarantee": statement, "plan": pl.to_dict(), "compare": cmp_rows,
+                          "check": None if check is None else check.to_dict(),
+                          "verdict": None if check is None else check.verdict},
                          indent=2, default=str))
     else:
         out = Console(width=None if sys.stdout.isatty() else 150)
+        out.print(f"[bold]guarantee[/bold]: {escape(statement)}", soft_wrap=True)
         out.print(_plan_table(pl, exact_pl))
         if cmp_rows is not None:
             t = Table(title="theorem's bound vs exact tail (same g, same privacy)")
@@ -471,10 +511,13 @@ def plan_command(
                 t.add_row(escape(str(f.name)), f"[{colour}]{f.status}[/{colour}]",
                           escape(str(f.value)), escape(str(f.target)), escape(str(f.detail)))
             out.print(t)
+            verdict = escape(check.verdict)
             if check.passed:
-                out.print("[green]PLAN PASSES[/green]: every certified check meets its target")
+                out.print(verdict.replace("PLAN PASSES", "[green]PLAN PASSES[/green]", 1),
+                          soft_wrap=True)
             else:
-                out.print("[bold red]PLAN FAILS[/bold red]:")
+                out.print(verdict.replace("PLAN FAILS", "[bold red]PLAN FAILS[/bold red]", 1),
+                          soft_wrap=True)
                 for reason in check.reasons:
                     out.print(f"  [red]{escape(reason)}[/red]", soft_wrap=True)
     if check is not None and not check.passed:

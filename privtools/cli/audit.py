@@ -67,15 +67,17 @@ MIN_AUDIT_SAMPLES = 200
 DEFAULT_SAMPLES = 200_000
 DEFAULT_PLAN_DELTA = 1e-6     # --delta of the rdp/cdp plans; a --mechanism-file claim: 0
 MIN_BUDGET = 4000
+MAX_TIMEOUT = 7 * 24 * 3600   # --timeout / --total-timeout: at most a week
 MODE_FLAGS = {"mechanism": "--mechanism", "sampler": "--sampler",
               "mechanism_file": "--mechanism-file"}
 MODE_OPTIONS = {
     "mechanism": ("epsilon", "n", "horizon", "s", "delta"),
     "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
-                       "features", "learners", "workers", "stop_early", "bits"),
+                       "features", "learners", "workers", "stop_early", "bits", "timeout",
+                       "total_timeout"),
 }
-SEARCH_OPTIONS = ("datasets", "neighbours", "budget")
+SEARCH_OPTIONS = ("datasets", "budget")
 EXACT_SAMPLERS = ("laplace", "gaussian")
 
 
@@ -101,8 +103,10 @@ def audit(
                                 "the neighbour of --d to audit against (omit it to search)"),
     datasets: str = typer.Option(None, metavar="JSON", help="--mechanism-file search: more "
                                  f"datasets, a JSON list of them (at most {MAX_DATASETS})"),
-    neighbours: str = typer.Option("replace-one", help="--mechanism-file search: the "
-                                   "neighbour relation, replace-one, add-remove or query"),
+    neighbours: str = typer.Option("replace-one", help="--mechanism-file: the neighbour "
+                                   "relation, replace-one, add-remove or query; a search "
+                                   "enumerates its pairs, and a given pair (--d, --d-prime) "
+                                   "is refused unless it is neighbouring under it"),
     budget: int = typer.Option(10**6, help="--mechanism-file search: draws spent choosing the "
                                "pair (all pairs and both datasets together)"),
     features: str = typer.Option(None, metavar="PATH:FUNCTION", help="--mechanism-file: "
@@ -120,6 +124,13 @@ def audit(
                               "the IEEE-754 encoding of float outputs (lowest mantissa bits, "
                               "binades, power-of-two lattices): audits the doubles returned, "
                               "not the real-arithmetic algorithm (Mironov 2012)"),
+    timeout: float = typer.Option(None, metavar="SECONDS", help="--mechanism-file: the most "
+                                  "one call of your code may take (default 60); a call that "
+                                  "runs longer is stopped and the audit exits 2 with no "
+                                  "verdict"),
+    total_timeout: float = typer.Option(None, "--total-timeout", metavar="SECONDS",
+                                        help="--mechanism-file: the most the whole audit or "
+                                        "search may take (default 3600)"),
     n: int = typer.Option(16, help="users per batch (mechanism mode)"),
     horizon: int = typer.Option(10**6, help="horizon T; the plan uses p = 1/T"),
     s: str = typer.Option("1", help="Skellam / discrete Gaussian scale s >= 1"),
@@ -144,7 +155,10 @@ def audit(
 
     Exit code 0 on pass, 1 on fail or inconclusive (a sample too small to certify any ε
     above the claim never passes), 2 on bad input (options that the chosen mode ignores are
-    refused; --samples is limited to keep an audit within minutes).
+    refused; --samples is limited to keep an audit within minutes) and when your code fails:
+    it runs in a separate process, so an exit, a crash, an exception or a call longer than
+    --timeout ends the audit with exit 2 and no verdict; what it prints is captured (never
+    mixed into --json) and shown in the report.
 
     Your own mechanism: `privtools audit --mechanism-file my.py:release --epsilon 1 --d
     '[1,1,1]' --d-prime '[2,1,1]'` audits one pair; without --d-prime it searches the
@@ -156,7 +170,8 @@ def audit(
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
         job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
-                        budget, features, learners, workers, samples, bits)
+                        budget, features, learners, workers, samples, bits, timeout,
+                        total_timeout)
         _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta
@@ -247,8 +262,12 @@ def _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, 
         checks.real_range("delta", delta, 0.0, 1.0)
     checks.seed("seed", seed)
     if mechanism is not None:
-        checks.int_range("n", n, 1, MAX_CDP_N if mechanism == "dist-cdp" else None,
-                         " for dist-cdp (its claim is the exact RDP curve of the n-fold sum)")
+        from privtools.limits import N
+
+        if mechanism == "dist-cdp":
+            checks.int_range("n", n, 1, MAX_CDP_N, " for dist-cdp (its claim is the exact RDP "
+                             "curve of the n-fold sum)")
+        checks.within("n", n, N)
         samples = DEFAULT_SAMPLES if samples is None else samples
         if 2 * samples * n > MAX_USER_DRAWS:
             raise ParameterError(f"--samples {samples:,} with --n {n:,}: the audit would "
@@ -296,18 +315,24 @@ _RUN_NAME = "__privtools_audit_user__"
 
 def _run_file(path: str, option: str) -> dict:
     """The globals of the user's file after ``runpy.run_path`` (its directory first on
-    ``sys.path`` while it runs, as for ``python PATH``); any error in it names ``option``."""
+    ``sys.path`` while it runs, as for ``python PATH``). A syntax error is bad input naming
+    ``option``; running the top level is a call of the user's code
+    (:func:`privtools.usercode.user_call`): an exit, an exception or a hang there is a
+    :class:`~privtools.errors.UserCodeError` naming the file."""
+    from privtools.usercode import user_call
+
+    try:
+        with open(path, "rb") as fh:
+            compile(fh.read(), path, "exec")
+    except SyntaxError as exc:
+        raise ParameterError(f"{option}: {path} has a syntax error: {exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise ParameterError(f"{option}: cannot read {path}: {exc}") from exc
     folder = os.path.dirname(path)
     sys.path.insert(0, folder)
     try:
-        namespace = runpy.run_path(path, run_name=_RUN_NAME)
-    except SyntaxError as exc:
-        raise ParameterError(f"{option}: {path} has a syntax error: {exc}") from exc
-    except SystemExit as exc:
-        raise ParameterError(f"{option}: running {path} called exit({exc.code})") from exc
-    except Exception as exc:
-        raise ParameterError(f"{option}: running {path} raised {type(exc).__name__}: "
-                             f"{exc}") from exc
+        with user_call(f"{option} {path} (running its top level)"):
+            namespace = runpy.run_path(path, run_name=_RUN_NAME)
     finally:
         if sys.path and sys.path[0] == folder:
             del sys.path[0]
@@ -316,18 +341,16 @@ def _run_file(path: str, option: str) -> dict:
 
 
 class UserFunction:
-    """A function from the user's file: errors it raises are bad input naming the option,
-    and it pickles as (path, name), so worker processes run the file again to find it."""
+    """A function from the user's file. It pickles as (path, name), so worker processes run
+    the file again to find it; errors are turned into
+    :class:`~privtools.errors.UserCodeError` by the guard that wraps it
+    (:class:`privtools.usercode.UserCode`)."""
 
     def __init__(self, fn, path: str, name: str, option: str):
         self.fn, self.path, self.name, self.option = fn, path, name, option
 
     def __call__(self, *args):
-        try:
-            return self.fn(*args)
-        except Exception as exc:
-            raise ParameterError(f"{self.option}: {self.name} in {self.path} raised "
-                                 f"{type(exc).__name__}: {exc}") from exc
+        return self.fn(*args)
 
     def __reduce__(self):
         return _restore, (self.path, self.name, self.option)
@@ -354,18 +377,25 @@ def locate(option: str, spec: str) -> tuple[str, str, str]:
     """``PATH:FUNCTION`` checked without running anything: (path as given, absolute path,
     function name)."""
     path, name = split_spec(option, spec)
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise ParameterError(f"{option}: no such file {path!r}")
-    if not p.is_file():
-        raise ParameterError(f"{option}: {path!r} is not a file")
-    return path, str(p.resolve()), name
+    try:
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise ParameterError(f"{option}: no such file {path!r}")
+        if not p.is_file():
+            raise ParameterError(f"{option}: {path!r} is not a file")
+        return path, str(p.resolve()), name
+    except (OSError, ValueError) as exc:   # a name too long, a NUL byte, a loop of links
+        raise ParameterError(f"{option}: cannot open {path!r}: {exc}") from None
 
 
-def load_function(option: str, spec: str, arity: int, call: str) -> UserFunction:
+def load_function(option: str, spec: str, arity: int, call: str, copy_arg: int | None = 0):
     """``PATH:FUNCTION`` → the callable FUNCTION of the file PATH (the file is run), checked
-    to take ``arity`` positional arguments (``call`` shows how it is called)."""
+    to take ``arity`` positional arguments (``call`` shows how it is called), behind the
+    guard of :mod:`privtools.usercode` and named as the user wrote it (``--mechanism-file
+    my_dp.py:release``)."""
     import inspect
+
+    from privtools.usercode import UserCode
 
     path, full, name = locate(option, spec)
     namespace = _run_file(full, option)
@@ -388,7 +418,7 @@ def load_function(option: str, spec: str, arity: int, call: str) -> UserFunction
         except TypeError:
             raise ParameterError(f"{option}: {name}{sig} in {path} cannot be called as "
                                  f"{call}") from None
-    return UserFunction(fn, full, name, option)
+    return UserCode(UserFunction(fn, full, name, option), f"{option} {spec}", copy_arg)
 
 
 def _json_option(name: str, text: str):
@@ -447,27 +477,51 @@ def _search_data(d, datasets, neighbours: str) -> list:
 
 
 def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
-              learners, workers, samples, bits=False) -> dict:
-    """Every option of a --mechanism-file audit checked, then the user's file(s) run."""
+              learners, workers, samples, bits=False, timeout=None,
+              total_timeout=None) -> dict:
+    """Every option of a --mechanism-file audit checked — the pair against the relation
+    when --neighbours is given, the files located — before the user's code runs."""
     from privtools.cli import checks
+    from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
     from verification.audit import RELATIONS
+    from verification.audit.neighbours import check_pair
 
     if not checks.given("epsilon"):
         raise ParameterError("--epsilon: give the ε your mechanism claims (--mechanism-file "
                              "has no default claim)")
     eps = checks.number("epsilon", epsilon, nonnegative=True)
-    checks.at_most("epsilon", eps, 1000, "no sample can certify an ε that large (10⁸ draws "
-                   "per dataset certify at most ε ≈ 18)")
+    from privtools.limits import EPSILON
+
+    checks.at_most("epsilon", eps, EPSILON.high, "no sample can certify an ε that large (10⁸ "
+                   "draws per dataset certify at most ε ≈ 18)")
     job = {"spec": spec, "epsilon": float(eps), "delta": 0.0 if delta is None else delta,
            "search": d_prime is None, "learners": _learners(learners), "workers": workers,
            "bits": bool(bits)}
     checks.int_range("workers", workers, 1, MAX_WORKERS)
+    job["timeout"] = DEFAULT_TIMEOUT if timeout is None else \
+        checks.real_range("timeout", timeout, 0.0, MAX_TIMEOUT, open_hi=False)
+    job["total_timeout"] = DEFAULT_TOTAL_TIMEOUT if total_timeout is None else \
+        checks.real_range("total_timeout", total_timeout, 0.0, MAX_TIMEOUT, open_hi=False)
+    if neighbours not in RELATIONS:
+        raise ParameterError(f"--neighbours must be one of {', '.join(RELATIONS)}, got "
+                             f"{neighbours!r}")
     if not job["search"]:
         if d is None:
             raise ParameterError("--d-prime needs --d, the other dataset of the pair")
         checks.refuse(checks.given(*SEARCH_OPTIONS), "applies to a search (--mechanism-file "
                       "without --d-prime) only")
         job["d"], job["d_prime"] = _json_option("d", d), _json_option("d_prime", d_prime)
+        for option, value in (("--d", job["d"]), ("--d-prime", job["d_prime"])):
+            if not isinstance(value, list):
+                raise ParameterError(f"{option} must be a dataset, a JSON list of records, got "
+                                     f"{json.dumps(value)}")
+        given = checks.given("neighbours")
+        try:
+            check_pair(job["d"], job["d_prime"], neighbours if given else None)
+        except ParameterError as exc:
+            raise ParameterError(str(exc).replace("d_prime", "--d-prime", 1)
+                                 .replace(" of d", " of --d", 1)
+                                 .replace(" to d:", " to --d:", 1)) from None
         job["samples"] = DEFAULT_SAMPLES if samples is None else samples
         checks.int_range("samples", job["samples"], MIN_AUDIT_SAMPLES, MAX_SAMPLES)
     else:
@@ -476,9 +530,6 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
         if d is None and datasets is None:
             raise ParameterError("--mechanism-file needs --d and --d-prime (audit one pair), "
                                  "or --d and/or --datasets (search their neighbours)")
-        if neighbours not in RELATIONS:
-            raise ParameterError(f"--neighbours must be one of {', '.join(RELATIONS)}, got "
-                                 f"{neighbours!r}")
         checks.int_range("budget", budget, MIN_BUDGET, MAX_SAMPLES)
         job["data"] = _search_data(d, datasets, neighbours)
         job["neighbours"], job["budget"] = neighbours, budget
@@ -489,29 +540,59 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
     for check in (split_spec, locate):  # both forms, then both files, before running any
         for option, text in files:
             check(option, text)
-    job["mechanism"] = load_function("--mechanism-file", spec, 3, "FUNCTION(dataset, size, "
-                                     "rng)")
-    job["features"] = None if features is None else load_function(
-        "--features", features, 1, "FUNCTION(outputs)")
+    job["features_spec"] = features
     return job
 
 
-def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json: bool):
-    """Run the audit or search of a --mechanism-file job, print it, exit 0 (pass) or 1."""
+def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
+    """The work of a --mechanism-file job, run inside the guard: the user's file(s) run,
+    then the audit or search (its worker processes started here, inside the guard)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from privtools.cli import checks
     from verification.audit import audit_mechanism, search_counterexample
+
+    def work(tick):
+        mechanism = load_function("--mechanism-file", job["spec"], 3,
+                                  "FUNCTION(dataset, size, rng)")
+        features = None if job["features_spec"] is None else load_function(
+            "--features", job["features_spec"], 1, "FUNCTION(outputs)")
+        learners = job["learners"]
+        executor = ProcessPoolExecutor(job["workers"]) if job["workers"] > 1 else None
+        try:
+            if job["search"]:
+                return search_counterexample(
+                    mechanism, job["epsilon"], job["data"], job["neighbours"],
+                    job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
+                    max_datasets=len(job["data"]), features=features,
+                    learners=learners, executor=executor, progress=tick,
+                    search_learners=("logistic",) if "logistic" in learners else learners[:1],
+                    bits=job["bits"])
+            return audit_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"],
+                                   job["samples"], seed, job["delta"], alpha,
+                                   features=features, learners=learners, executor=executor,
+                                   stop_early=stop_early, progress=tick, bits=job["bits"])
+        finally:
+            if executor is not None:
+                executor.shutdown(cancel_futures=True)
+    return work
+
+
+def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json: bool):
+    """Run the audit or search of a --mechanism-file job behind the guard of the user's
+    code (:func:`privtools.usercode.guarded`), print it, exit 0 (pass) or 1. The user's
+    code exiting, crashing, raising or hanging raises UserCodeError (exit 2), never a
+    verdict; what it printed is captured, kept out of --json's stream, and reported."""
+    from privtools.cli import checks
+    from privtools.usercode import guarded
 
     search = job["search"]
     total = job["budget"] + 2 * job["samples"] if search else 2 * job["samples"]
-    executor = ProcessPoolExecutor(job["workers"]) if job["workers"] > 1 else None
-    learners = job["learners"]
     names = {"mechanism": "--mechanism-file", "features": "--features",
              "n_samples": "--samples", "n_confirm": "--samples", "datasets": "--datasets",
-             "neighbours": "--neighbours", "budget": "--budget", "learners": "--learners"}
+             "neighbours": "--neighbours", "budget": "--budget", "learners": "--learners",
+             "timeout": "--timeout", "total_timeout": "--total-timeout"}
     bar, tick = _progress_bar(total, as_json)
-    if bar:  # a search may draw more than its budget (every pair gets a minimum): grow
+    if bar:  # the confirmation of a pure-DP claim draws a Poisson number: grow if needed
         task = bar.task_ids[0]
 
         def tick(k: int) -> None:
@@ -520,38 +601,25 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
             if t.total is not None and t.completed > t.total:
                 bar.update(task, total=t.completed)
     try:
-        if bar:
-            bar.start()
         with checks.naming(names):
-            if search:
-                res = search_counterexample(
-                    job["mechanism"], job["epsilon"], job["data"], job["neighbours"],
-                    job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
-                    max_datasets=len(job["data"]), features=job["features"],
-                    learners=learners, executor=executor, progress=tick,
-                    search_learners=("logistic",) if "logistic" in learners else learners[:1],
-                    bits=job["bits"])
-            else:
-                res = audit_mechanism(job["mechanism"], job["d"], job["d_prime"],
-                                      job["epsilon"], job["samples"], seed, job["delta"], alpha,
-                                      features=job["features"], learners=learners,
-                                      executor=executor, stop_early=stop_early, progress=tick,
-                                      bits=job["bits"])
+            res, report = guarded(_file_work(job, alpha, seed, stop_early),
+                                  timeout=job["timeout"], total_timeout=job["total_timeout"],
+                                  progress=tick, on_start=bar.start if bar else None,
+                                  what="the search" if search else "the audit")
     finally:
         if bar:
             bar.stop()
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
     if as_json:
         info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
-                "kind": "search" if search else "audit", **res.to_dict()}
+                "kind": "search" if search else "audit", **res.to_dict(),
+                "user_code": None if report is None else report.to_dict()}
         print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
     else:
-        _print_file_result(job, res, seed, alpha)
+        _print_file_result(job, res, seed, alpha, report)
     raise typer.Exit(0 if res.passed else 1)
 
 
-def _print_file_result(job: dict, res, seed: int, alpha: float) -> None:
+def _print_file_result(job: dict, res, seed: int, alpha: float, report=None) -> None:
     from rich.markup import escape
 
     out = Console()
@@ -590,6 +658,8 @@ def _print_file_result(job: dict, res, seed: int, alpha: float) -> None:
     if audit.reason and audit.verdict != "fail":
         out.print(escape(audit.reason), soft_wrap=True)
     out.print(escape(f"seed {seed}: the same options with --seed {seed} repeat this exactly"))
+    for line in ([] if report is None else report.lines()):
+        out.print(escape(line), soft_wrap=True)
 
 
 def _tested(c: dict) -> str:

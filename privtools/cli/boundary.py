@@ -11,9 +11,12 @@ exit code   meaning
             contradictory option, work beyond the size limits, or a value the certified
             engines cannot certify (:class:`~privtools.errors.CertificationError`: in the
             command line every certified computation is a function of the options given, so
-            failing to certify one is reported as an input the tool cannot handle)
+            failing to certify one is reported as an input the tool cannot handle); and
+            the user's code failing (:class:`~privtools.errors.UserCodeError`: it exited,
+            crashed, raised or hung — the audit has no verdict)
 3           internal error: ``internal error: <type>: <message>`` — a bug; ``--debug`` shows
             the traceback
+130         interrupted (Ctrl-C): no verdict
 ==========  ==================================================================================
 
 The boundary is the ``main`` of the app's click group (:class:`BoundaryGroup`), so
@@ -31,7 +34,13 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
-from privtools.errors import CertificationError, ParameterError, ProtocolError
+from privtools.errors import (
+    CertificationError,
+    MissingExtraError,
+    ParameterError,
+    ProtocolError,
+    UserCodeError,
+)
 
 try:  # typer >= 0.2x runs on its own copy of click
     from typer._click import exceptions as click_exceptions
@@ -43,9 +52,10 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
     from click.core import ParameterSource
 
 __all__ = ["BoundaryGroup", "BoundaryCommand", "EPILOG", "EXIT_BAD_INPUT", "EXIT_CHECK_FAILED",
-           "EXIT_INTERNAL", "EXIT_OK", "ParameterSource", "get_current_context"]
+           "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "ParameterSource", "get_current_context"]
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130        # Ctrl-C (128 + SIGINT): no verdict
 
 EPILOG = ("Errors and exit codes: 0 ok; 1 a check failed (a plan misses its target, an audit "
           "fails, a claim fails under --strict); 2 bad input, reported as one line "
@@ -94,6 +104,12 @@ def _guarded(call, debug: bool) -> int:
              label: str = "error") -> int:
         if debug and exc is not None:
             traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+            link, child = exc, None
+            while link is not None and child is None:   # raised in the guarded child?
+                child = getattr(link, "child_traceback", None)
+                link = link.__cause__ or link.__context__
+            if child:
+                print("in the audit's process:\n" + child, file=sys.stderr)
         colour = "red" if code == EXIT_BAD_INPUT else "bold red"
         err.print(f"[{colour}]{label}:[/{colour}] {escape(_one_line(text))}")
         return code
@@ -113,8 +129,15 @@ def _guarded(call, debug: bool) -> int:
         return fail("aborted", EXIT_CHECK_FAILED, exc)
     except click_exceptions.ClickException as exc:
         return fail(exc.format_message(), exc.exit_code, exc)
-    except ParameterError as exc:
+    except (ParameterError, MissingExtraError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT, exc)
+    except UserCodeError as exc:
+        said = _one_line(exc.output)
+        if said:
+            said = f" (it printed: {said[:200]}{'…' if len(said) > 200 else ''})"
+        return fail(f"{exc}{said}", EXIT_BAD_INPUT, exc)
+    except KeyboardInterrupt as exc:
+        return fail("interrupted", EXIT_INTERRUPTED, exc)
     except CertificationError as exc:
         return fail(f"cannot certify with these inputs: {exc}", EXIT_BAD_INPUT, exc)
     except ProtocolError as exc:

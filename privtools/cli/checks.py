@@ -8,6 +8,7 @@ which the error boundary (:mod:`privtools.cli.boundary`) prints as one line with
 * :func:`number`, :func:`int_range`, :func:`real_range`, :func:`seed` — values;
 * :func:`out_dir` — an output directory that exists or can be created, checked first;
 * :func:`at_most` — the size limits that keep every command within minutes;
+* :func:`within` — the limits of a plan (:mod:`privtools.limits`), shared with the API;
 * :func:`naming` — library errors name *parameters* (``scale``); inside ``with naming(...)``
   they are re-raised naming the options (``--scale``), and an error that names no option gets
   the options given appended.
@@ -18,16 +19,18 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
+import tempfile
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
 from privtools.cli.boundary import ParameterSource, get_current_context
 from privtools.errors import CertificationError, ParameterError
-from privtools.validation import to_fraction
+from privtools.validation import FLOAT_MAX, FLOAT_MIN, show_number, to_fraction
 
 __all__ = ["given", "opt", "refuse", "number", "int_range", "real_range", "seed", "out_dir",
-           "at_most", "naming", "SEED_MAX"]
+           "at_most", "within", "naming", "SEED_MAX"]
 
 #: Seeds are non-negative and fit in int64 (numpy SeedSequence entropy; JSON summaries).
 SEED_MAX = 2**63 - 1
@@ -77,14 +80,23 @@ def refuse(names, why: str) -> None:
 
 def number(name: str, text, *, positive: bool = False, nonnegative: bool = False,
            integer: bool = False) -> Fraction:
-    """An exact number from an option's text ("0.1" is 1/10): finite, and > 0 / >= 0 /
-    integral when asked."""
+    """An exact number from an option's text ("0.1" is 1/10): finite, of at most
+    :data:`~privtools.validation.MAX_DIGITS` digits, 0 or within float64's normal range
+    (1e-400 and 1e400 are refused: the float paths would read 0 or overflow), and > 0 / >= 0
+    / integral when asked."""
     if isinstance(text, str) and not text.strip():
         raise ParameterError(f"{opt(name)} must be a number, got an empty value")
     try:
         value = to_fraction(name, text)
-    except ParameterError:
-        raise ParameterError(f"{opt(name)} must be a finite number, got {text!r}") from None
+    except ParameterError as exc:
+        msg = str(exc)
+        why = msg[len(name):] if msg.startswith(name + " ") else " must be a finite number"
+        raise ParameterError(f"{opt(name)}{why}" + ("" if "got" in why else f", got {text!r}")
+                             ) from None
+    if value != 0 and not FLOAT_MIN <= abs(value) <= FLOAT_MAX:
+        raise ParameterError(f"{opt(name)} {show_number(value)} is out of float64's normal "
+                             "range [2.2e-308, 1.8e308] (0 aside): the tool's float paths "
+                             "read every number given to it")
     if positive and value <= 0:
         raise ParameterError(f"{opt(name)} must be > 0, got {text!r}")
     if nonnegative and value < 0:
@@ -123,6 +135,15 @@ def seed(name: str, value: int | None) -> int | None:
     return int_range(name, value, 0, SEED_MAX)
 
 
+def within(name: str, value, limit):
+    """``value`` within a :class:`privtools.limits.Limit` (the table the API reads too), else
+    its error naming the option: ``--epsilon 1e+308 is above the limit 1000: <why>``."""
+    try:
+        return limit.check(value, name=name)
+    except ParameterError as exc:
+        raise ParameterError(_rename(str(exc), {name: opt(name)}, ())) from None
+
+
 def at_most(name: str, value, limit, what: str) -> None:
     """Refuse work beyond a size limit: ``--shares 1e+08 is beyond the limit 1e+07 of
     <what>``."""
@@ -139,28 +160,83 @@ def _g(x) -> str:
         return f"~1e{len(str(int(abs(x)))) - 1}"
 
 
-def out_dir(name: str, path: Path | None) -> Path | None:
-    """An output directory: an existing directory, or a path whose nearest existing ancestor
-    is a writable directory (it is created later). An existing *file* is refused."""
+def out_dir(name: str, path) -> Path | None:
+    """An output directory, checked by trying before any work: an existing directory in
+    which a directory can be made (and is removed again), or a path whose first missing
+    component can be made (and removed) in its nearest existing ancestor, every missing
+    component within the filesystem's name length (``PC_NAME_MAX``) and the whole within
+    ``PC_PATH_MAX``. Refused, naming the option: an empty or blank value (``Path('')`` would
+    be the current directory), an existing file or a path through one, and any path the
+    system will not create (a read-only or virtual filesystem such as /proc, where
+    ``os.access`` says yes to root)."""
     if path is None:
         return None
-    p = Path(path)
-    if p.exists():
-        if not p.is_dir():
-            raise ParameterError(f"{opt(name)} {str(p)!r} is an existing file, not a directory")
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise ParameterError(f"{opt(name)} {str(p)!r} is not writable")
+    text = path if isinstance(path, str) else os.fspath(path)
+    if not text.strip():
+        raise ParameterError(f"{opt(name)} must name a directory, got "
+                             f"{'a blank' if text else 'an empty'} value {text!r} (use "
+                             f"{opt(name)} . for the current directory)")
+    shown = text if len(text) <= 60 else text[:40] + "…" + text[-15:]
+    if "\0" in text:
+        raise ParameterError(f"{opt(name)} {shown!r} contains a NUL character")
+    p = Path(text)
+    here = _stat(p)
+    if here is not None:
+        if not stat.S_ISDIR(here.st_mode):
+            raise ParameterError(f"{opt(name)} {shown!r} is an existing file, not a directory")
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".privtools-check-", dir=p))
+        except OSError as exc:
+            raise ParameterError(f"{opt(name)} {shown!r} is not writable ({exc.strerror})"
+                                 ) from None
         return p
-    parent = p.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ParameterError(f"{opt(name)} {str(p)!r} cannot be created: {str(parent)!r} is a "
-                             "file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ParameterError(f"{opt(name)} {str(p)!r} cannot be created: {str(parent)!r} is "
-                             "not writable")
+    full = os.path.abspath(text)
+    missing, parent = [], full
+    while (found := _stat(parent)) is None:
+        parent, last = os.path.split(parent)
+        missing.append(last)
+    missing.reverse()
+    if not stat.S_ISDIR(found.st_mode):
+        raise ParameterError(f"{opt(name)} {shown!r} cannot be created: {parent!r} is a file")
+    name_max = _pathconf(parent, "PC_NAME_MAX", 255)
+    for part in missing:
+        if len(os.fsencode(part)) > name_max:
+            raise ParameterError(f"{opt(name)} {shown!r} cannot be created: a component of "
+                                 f"{len(os.fsencode(part))} bytes is longer than the "
+                                 f"filesystem's limit of {name_max}")
+    path_max = _pathconf(parent, "PC_PATH_MAX", 4096)
+    if len(os.fsencode(full)) >= path_max:
+        raise ParameterError(f"{opt(name)} {shown!r} cannot be created: the path is "
+                             f"{len(os.fsencode(full))} bytes long, beyond the system's limit "
+                             f"of {path_max}")
+    first = os.path.join(parent, missing[0])
+    try:
+        os.mkdir(first)
+    except OSError as exc:
+        raise ParameterError(f"{opt(name)} {shown!r} cannot be created in {parent!r} "
+                             f"({exc.strerror})") from None
+    try:
+        os.rmdir(first)
+    except OSError:  # pragma: no cover - someone filled it meanwhile: it exists, a directory
+        pass
     return p
+
+
+def _stat(path):
+    """``os.stat(path)``, or None when it does not exist or cannot be reached (a component
+    that is a file, too long a name, no permission)."""
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _pathconf(path: str, key: str, default: int) -> int:
+    try:
+        value = os.pathconf(path, key)
+    except (OSError, ValueError, AttributeError):
+        return default
+    return value if value and value > 0 else default
 
 
 _SUBJECT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\b")

@@ -64,7 +64,7 @@ def check_options(preset: str, runs, horizon, out, scheduler, workers, seed):
     if scheduler is not None and not scheduler.strip():
         raise ParameterError("--scheduler must be an address such as tcp://host:8786, got an "
                              "empty value")
-    checks.out_dir("out", out)
+    checks.out_dir("out", out if out is not None else f"privtools-sim/{preset}")
     with checks.naming():
         p = presets[preset].with_overrides(runs=runs, horizon=horizon)
     steps = len(p.specs()) * p.runs * p.horizon

@@ -22,7 +22,8 @@ def simulate(
     runs: int = typer.Option(None, help="runs per policy and ε (default: the preset's, 20); "
                              "run r uses random instance r"),
     horizon: int = typer.Option(None, help="horizon T (default: the preset's)"),
-    out: Path = typer.Option(None, help="output directory (default ./privtools-sim/PRESET)"),
+    out: str = typer.Option(None, metavar="DIR",
+                            help="output directory (default ./privtools-sim/PRESET)"),
     scheduler: str = typer.Option(None, help="Dask scheduler address, e.g. tcp://host:8786 "
                                   "(default: local processes)"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs; "

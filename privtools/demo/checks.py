@@ -119,8 +119,9 @@ def plans() -> list[dict]:
     -------
     list of dict
         Per theorem: the plan's parameters (``g``, ``tau``, ``tau_bound``, ``m``, ``bits``,
-        ``bits_bound``), the verification's ``passed``, ``failure``, ``privacy_result``
-        and ``reasons``.
+        ``bits_bound``), the verification's ``passed``, ``failure``, ``privacy_result``,
+        ``reasons`` and ``guarantee`` (what the plan certifies, in words: ε = 1 is the
+        theorem's RDP / CDP parameter for rdp and cdp, with the (ε, δ) it converts to).
     """
     from privtools.planning import plan
     from verification.plan_check import verify_plan
@@ -135,7 +136,7 @@ def plans() -> list[dict]:
                      "failure": f"{float(chk.failure.b):.3g}",
                      "privacy_result": next(f"{f.value} ({f.target})" for f in chk.findings
                                             if f.name.startswith("privacy")),
-                     "reasons": list(chk.reasons)})
+                     "reasons": list(chk.reasons), "guarantee": chk.guarantee})
     return rows
 
 

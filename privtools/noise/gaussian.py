@@ -30,7 +30,12 @@ import numpy as np
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
-from privtools.validation import check_location, check_positive_fraction, to_fraction
+from privtools.validation import (
+    check_float_range,
+    check_location,
+    check_positive_fraction,
+    to_fraction,
+)
 
 from ._base import SymmetricIntegerDistribution, check_n
 from ._fixed import floor_sqrt as _floor_sqrt
@@ -58,8 +63,9 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         if sigma is not None:
             s = check_positive_fraction("sigma", sigma)
             s2 = s * s
+            check_float_range("sigma**2", s2, why="the float methods read it as a float64")
         else:
-            s2 = check_positive_fraction("sigma2", sigma2)
+            s2 = check_float_range("sigma2", check_positive_fraction("sigma2", sigma2))
         object.__setattr__(self, "sigma2", s2)
         object.__setattr__(self, "mu", check_location("mu", mu))
 

@@ -19,7 +19,7 @@ import numpy as np
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
-from privtools.validation import check_positive_fraction
+from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
 
@@ -37,10 +37,9 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     scale: Fraction
 
     def __post_init__(self):
-        object.__setattr__(self, "scale", check_positive_fraction("scale", self.scale))
-        if float(1 / self.scale) == 0.0:  # the float methods work with a = 1/scale > 0
-            raise ParameterError(f"scale must be below ~1e308 (1/scale must be a positive "
-                                 f"float), got ~1e{len(str(int(self.scale))) - 1}")
+        object.__setattr__(self, "scale", check_float_range(
+            "scale", check_positive_fraction("scale", self.scale), reciprocal=True,
+            why="the float methods work with a = 1/scale"))
 
     _width_parameters = "scale"
 

@@ -32,7 +32,7 @@ import scipy.stats as st
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
-from privtools.validation import check_positive_fraction
+from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
 
@@ -76,15 +76,17 @@ def _arb_prec() -> int:
 
 
 def _init_polya_params(obj, r, beta, scale) -> None:
-    r = check_positive_fraction("r", r)
+    r = check_float_range("r", check_positive_fraction("r", r))
     if (beta is None) == (scale is None):
         raise ParameterError("give exactly one of beta (0 < beta < 1) or scale "
                              "(beta = exp(-1/scale))")
     if scale is not None:
-        scale = check_positive_fraction("scale", scale)
+        scale = check_float_range("scale", check_positive_fraction("scale", scale),
+                                  reciprocal=True, why="the float methods read 1/scale")
         beta_value = math.exp(-float(1 / scale))
     else:
-        beta_value = check_positive_fraction("beta", beta, upper=1)
+        beta_value = check_float_range("beta", check_positive_fraction("beta", beta, upper=1))
+        check_float_range("1 - beta", 1 - beta_value, why="the float methods read it")
     object.__setattr__(obj, "r", r)
     object.__setattr__(obj, "beta", beta_value)
     object.__setattr__(obj, "scale", scale)

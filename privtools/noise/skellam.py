@@ -27,7 +27,7 @@ import scipy.special as sc
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
-from privtools.validation import check_location, check_positive_fraction
+from privtools.validation import check_float_range, check_location, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
 
@@ -75,7 +75,8 @@ class Skellam(SymmetricIntegerDistribution):
     mu: int = 0
 
     def __init__(self, var, mu=0):
-        object.__setattr__(self, "variance", check_positive_fraction("var", var))
+        object.__setattr__(self, "variance", check_float_range(
+            "var", check_positive_fraction("var", var)))
         object.__setattr__(self, "mu", check_location("mu", mu))
 
     def __str__(self) -> str:

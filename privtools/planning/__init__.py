@@ -6,8 +6,11 @@
     with_parameters(plan, g=, tau=, m=)                    your own g, τ, m in a plan
     fewest_bits(privacy, epsilon, delta, n, horizon)        the fewest bits per user a certified
                                                            plan needs (docs/bits.md)
-    plan(..., delta=, participations=k, pool=U)           returning users, certified over
-                                                           the run (PldAccountant)
+    plan(..., delta=, participations=k, pool=U)           calibrated so the certified (ε, δ)
+                                                           (PldAccountant) meets the target —
+                                                           per batch, or over the run
+    guarantee(plan), plan_certificate(plan)                what a plan certifies, in its
+                                                           user's terms, and its certified ε(δ)
 
 ``exact_tau``, ``total_noise_tail``, ``ExactTau`` (the certified tail engine, in
 :mod:`privtools.exact.tails`) and ``NoiseSum`` (:mod:`privtools.noise`) are re-exported here
@@ -18,6 +21,7 @@ from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
 from privtools.noise import NoiseSum
 
 from .bits import FewestBits, fewest_bits
+from .guarantee import guarantee, plan_certificate, show_up
 from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
 from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params
@@ -26,5 +30,6 @@ __all__ = [
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
     "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
     "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",
-    "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits",
+    "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits", "guarantee",
+    "plan_certificate", "show_up",
 ]

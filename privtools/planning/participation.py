@@ -16,6 +16,7 @@ certified privacy-loss distributions of :class:`~privtools.accounting.PldAccount
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -122,6 +123,15 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
                                  "no finite pure ε")
         eb = eps / k
         return eb, PldEpsilon(float(eb * k), mpmath.mpi(*fraction_bounds(eb * k)), 0.0)
+    return _calibrated(theorem, eps, dq, profile, n, Fraction(p), Fraction(1 if s is None else s))
+
+
+@functools.lru_cache(maxsize=64)
+def _calibrated(theorem: int, eps: Fraction, dq: Fraction, profile: tuple, n: int, p: Fraction,
+                s: Fraction) -> tuple[Fraction, PldEpsilon]:
+    """:func:`calibrate`'s certified search, once per target (the command line plans the same
+    batch twice: with the theorem's τ and with the exact τ; the noise is the same)."""
+    k = sum(j * c for j, c in profile)
     target_hi = fraction_bounds(eps, 128)[0]
 
     def ok(eb: Fraction, points=SEARCH_POINTS) -> PldEpsilon | None:
@@ -142,7 +152,7 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
     j = largest_true(holds, max(scale // k, 1), scale)
     if j is None:
         raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
-                             f"({epsilon}, {delta}) over {k} participations")
+                             f"({eps}, {float(dq):.3g}) over {k} participations")
     final = ok(eps * j / scale, points=None)
     return eps * j / scale, final or found[j]
 

@@ -20,8 +20,10 @@ import mpmath
 from privtools.certified.intervals import Interval, ends
 from privtools.errors import ParameterError
 from privtools.exact.tails import exact_tau
+from privtools.limits import DELTA, EPSILON, HORIZON, TAU, M, N, P
 from privtools.noise import IntegerDistribution, NoiseSum
-from privtools.validation import POINT_LIMIT, check_int, check_nonneg, check_positive_fraction
+from privtools.validation import check_int, check_nonneg, check_positive_fraction
+from privtools.validation import show_number as show
 
 from .participation import calibrate, pool_participations
 from .theorems import TheoremParams, theorem_params
@@ -70,7 +72,10 @@ class Plan:
     central_noise, trust, secure``; :func:`verification.plan_check.verify_plan` checks it.
 
     Fields: ``theorem`` of paper 000 that the plan instantiates; ``epsilon`` the end-to-end
-    target (pure ε, RDP ε of Theorem 2's ε̂(α), or CDP ε of Theorem 4); ``p`` the failure
+    target (pure ε, RDP ε of Theorem 2's ε̂(α), or CDP ε of Theorem 4 — the paper's
+    parameters, not (ε, δ)-DP; with ``delta`` the (ε, δ) target that ``certified_epsilon``,
+    the PLD accountant's certified ε(δ), meets: see :func:`~privtools.planning.guarantee`
+    for what a plan certifies, in words); ``p`` the failure
     probability per batch (default 1/horizon); ``g`` the precision (sensitivity of Σx̂),
     ``tau`` the analyzer's underflow threshold, ``m = ng + 2τ + 1`` the modulus (a plan built
     with :func:`with_parameters` may hold other values); ``share`` each user's noise (None
@@ -213,13 +218,30 @@ class Plan:
             who = (f"a member of a pool of {self.pool}" if self.pool else "a user")
             prof = ", ".join(f"{c} batch(es) x{j}" if j > 1 else f"{c} batch(es)"
                              for j, c in self.participations)
-            lines.append(f"  returning users: {who} in {prof}; per batch ε = "
-                         f"{self.epsilon_view}; certified per-user ε({float(self.delta):.3g}"
+            once = self.pool is None and self.participations == ((1, 1),)
+            lines.append((f"  (ε, δ) = ({self.epsilon}, {float(self.delta):.3g}): noise "
+                          "calibrated to the theorem's ε = "
+                          if once else f"  returning users: {who} in {prof}; per batch ε = ")
+                         + f"{self.epsilon_view}; certified "
+                         f"{'' if once else 'per-user '}ε({float(self.delta):.3g}"
                          f"{'' if not self.participation_failure else ' − pool failure'}) in "
                          f"[{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}]")
         if self.user_parameters:
             lines.append(f"  user-chosen: {', '.join(self.user_parameters)}")
         return "\n".join(lines)
+
+
+def _check_modulus(m: int, n: int, g: int, privacy: str) -> int:
+    """``m`` within :data:`privtools.limits.M` (bits per user within
+    :data:`~privtools.limits.BITS`), else ParameterError giving the inputs it comes from."""
+    if m > M.high:
+        inputs, smaller = (("epsilon, n and s", "epsilon, n or s") if privacy != "pure-dp"
+                           else ("epsilon and n", "epsilon or n"))
+        raise ParameterError(
+            f"the plan's modulus m = ng + 2τ + 1 >= {show(m)} ({(m - 1).bit_length()} bits per "
+            f"user, with the precision g = {show(g)} and n = {show(n)} from {inputs}) is above "
+            f"the limit {M.shown_high}: {M.reason}; use a smaller {smaller}")
+    return m
 
 
 def _check_horizon(horizon) -> int:
@@ -247,6 +269,11 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
     sums of discrete Gaussians (Theorem 4) and of the users' Lap_Z (Theorem 6). Same g, same
     privacy; smaller τ and m. Theorem 6 needs ``c`` (the unspecified constant of Lemma 5)
     for ``tail="bound"`` only.
+
+    Limits (:mod:`privtools.limits`, the same for every privacy kind and for the command
+    line): 0 < ε <= 1000, 1 <= n <= 10**12, T <= 10**18, p and δ >= 2**-128, and at most 64
+    bits per user (m <= 2**64, checked on m >= ng + 1 before the exact tail). Beyond them a
+    ParameterError names the parameter, before any work.
     """
     privacy = _choice("privacy", privacy, PRIVACY)
     trust = _choice("trust", trust, TRUST)
@@ -254,13 +281,13 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
     tail = _choice("tail", tail, TAIL_MODES)
     if epsilon is None:
         raise ParameterError("epsilon is required")
-    eps = check_positive_fraction("epsilon", epsilon)
+    eps = EPSILON.check(check_positive_fraction("epsilon", epsilon))
     if n is None:
         raise ParameterError("n is required")
-    n = check_int("n", n, minimum=1)
+    n = N.check(check_int("n", n, minimum=1))
     if horizon is None:
         raise ParameterError("horizon is required")
-    horizon = _check_horizon(horizon)
+    horizon = HORIZON.check(_check_horizon(horizon))
     sf = check_positive_fraction("s", s)
     if sf < 1:
         raise ParameterError(f"s must be >= 1, got {s!r}")
@@ -270,15 +297,17 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
                                  "(p must be < 1); or pass p")
         pf = Fraction(1, horizon)
     else:
-        pf = check_positive_fraction("p", p, upper=1)
+        pf = P.check(check_positive_fraction("p", p, upper=1))
     cf = None if c is None else check_positive_fraction("c", c)
     dps = check_int("dps", dps, minimum=5)
     k = check_int("participations", participations, minimum=1)
     dq = None
     if delta is not None:
-        dq = Fraction(delta) if isinstance(delta, float) else check_nonneg("delta", delta)
-        if not (0 <= dq < 1) or (isinstance(delta, float) and not math.isfinite(delta)):
+        dq = check_nonneg("delta", delta)
+        if not dq < 1:
             raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
+        if dq != 0:  # (0: pure ε-DP)
+            DELTA.check(dq)
     pool_u = None if pool is None else check_int("pool", pool, minimum=1)
     key = (privacy, trust, secure)
     if key not in SUPPORTED:
@@ -332,6 +361,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         prm = theorem_params(theorem, eps, n, p_noise, s=sf, c=cf)
         tau_bound = prm.tau
     g = prm.g
+    _check_modulus(n * g + 1, n, g, privacy)  # m >= ng + 1 whatever τ: before the exact tail
     eps_view = eps / 2 if theorem == 3 else eps
 
     share, central = prm.share, None
@@ -355,7 +385,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         tail_iv, tail_below = res.tail, res.tail_below
     else:
         tau, method = tau_bound, _BOUND_METHOD[theorem]
-    m = n * g + 2 * tau + 1
+    m = _check_modulus(n * g + 2 * tau + 1, n, g, privacy)
     return Plan(privacy, trust, secure, theorem, eps_target, n, horizon, pf,
                 sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,
                 note, p_noise + (q_hat or 0), p_noise, q_hat, eps_view, eps_secure, tail,
@@ -375,14 +405,23 @@ def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,
     new_g, new_tau = base.g, base.tau
     if g is not None:
         new_g = check_int("g", g, minimum=1)
+        if base.n * new_g + 1 > M.high:  # Σx̂ in [0, ng] must fit Z_m
+            raise ParameterError(f"g = {show(new_g)} needs a modulus m >= ng + 1 = "
+                                 f"{show(base.n * new_g + 1)} (n = {base.n}), above the limit "
+                                 f"{M.shown_high}: {M.reason}")
         changed.append("g")
     if tau is not None:
-        new_tau = check_int("tau", tau, minimum=0, maximum=POINT_LIMIT)  # a point of the noise
+        new_tau = TAU.check(check_int("tau", tau, minimum=0))  # a point of the noise
         changed.append("tau")
     new_m = base.n * new_g + 2 * new_tau + 1
     if m is not None:
-        new_m = check_int("m", m, minimum=2)
+        new_m = M.check(check_int("m", m, minimum=2))
         changed.append("m")
+    elif new_m > M.high:
+        who = "tau" if g is None else "g"
+        raise ParameterError(f"{who} = {show(new_g if who == 'g' else new_tau)} gives the "
+                             f"modulus m = ng + 2τ + 1 = {show(new_m)}, above the limit "
+                             f"{M.shown_high}: {M.reason}")
     if not changed:
         return base
     import dataclasses

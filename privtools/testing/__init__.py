@@ -41,9 +41,11 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
+import sys
 from dataclasses import dataclass
 
-from privtools.errors import ParameterError
+from privtools.errors import ParameterError, require
+from privtools.usercode import describe_function, user_call
 
 __all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAssertionError",
            "MinimalCounterexample", "ExactResult", "NoisyQuery", "strategies", "adapters",
@@ -89,7 +91,18 @@ def _claim(mechanism, epsilon, delta) -> tuple[float, float]:
     return epsilon, delta
 
 
+def _is_strategy(x) -> bool:
+    """Whether ``x`` is a hypothesis strategy (without importing hypothesis: when it is not
+    loaded, nothing is one)."""
+    module = sys.modules.get("hypothesis.strategies")
+    return module is not None and isinstance(x, module.SearchStrategy)
+
+
 def _name(mechanism) -> str:
+    from privtools.usercode import UserCode
+
+    if isinstance(mechanism, UserCode):
+        mechanism = mechanism.fn
     return getattr(mechanism, "name", None) or getattr(mechanism, "__name__", None) or \
         type(mechanism).__name__
 
@@ -144,7 +157,9 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
 
     quantity = "epsilon" if delta == 0 else "delta"
     if isinstance(mechanism, NoisyQuery):
-        shift = int(mechanism.query(d_prime)) - int(mechanism.query(d))
+        with user_call(f"query {describe_function(mechanism.query)}"):
+            shift = int(mechanism.query(copy.deepcopy(d_prime))) - \
+                int(mechanism.query(copy.deepcopy(d)))
 
         def on(m):
             if delta == 0:
@@ -159,7 +174,9 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
             else:
                 iv = on(mechanism.m)
     elif hasattr(mechanism, "output_law"):
-        P, Q = mechanism.output_law(d), mechanism.output_law(d_prime)
+        with user_call(f"output_law of {_name(mechanism)}"):
+            P = mechanism.output_law(copy.deepcopy(d))
+            Q = mechanism.output_law(copy.deepcopy(d_prime))
         if delta == 0:
             iv = dv.llr(P, Q)
         else:
@@ -176,7 +193,7 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
 
 # ---------------------------------------------------------------- the assertions
 def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, datasets=None,
-                   neighbours="replace-one", exact=False, *, max_samples: int | None = None,
+                   neighbours=None, exact=False, *, max_samples: int | None = None,
                    n_samples: int | None = None, alpha: float = DEFAULT_ALPHA,
                    rng=DEFAULT_SEED, **audit_options):
     """Assert that ``mechanism(dataset, size, rng)`` shows no violation of (ε, δ)-DP.
@@ -184,17 +201,26 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
     On one pair ``d``, ``d_prime``: the sequential audit (at most ``max_samples`` draws per
     dataset, default 200 000), or the fixed-size audit of ``n_samples`` draws when given.
     With ``datasets=`` instead: :func:`find_counterexample` over the ``neighbours`` pairs of
-    those datasets. With ``exact=True``: the certified ε (δ = 0) or δ(ε) of the pair.
+    those datasets (default ``"replace-one"``). With ``exact=True``: the certified ε
+    (δ = 0) or δ(ε) of the pair.
     ``epsilon`` (and ``delta``) default to the mechanism's own claim when it carries one
     (:mod:`privtools.testing.adapters`). ``audit_options`` go to the audit (``features``,
     ``learners``, ``bits``, ``executor``), and ``max_examples`` / ``screen_samples`` to the
     search (see :func:`find_counterexample`). Returns the audit on success.
-    """
-    from hypothesis.strategies import SearchStrategy
 
+    A pair is checked before any draw: identical datasets are refused, and with
+    ``neighbours`` given explicitly (a relation name or a callable ``d -> neighbours``) a
+    pair that is not neighbouring under it. The mechanism is the user's code and runs
+    behind the guard of :mod:`privtools.usercode` (``timeout=``, ``total_timeout=`` in
+    ``audit_options``): if it exits, crashes, raises or hangs,
+    :class:`~privtools.errors.UserCodeError` is raised — never a pass.
+    """
+    __tracebackhide__ = True
+    relation = None if neighbours is None or _is_strategy(neighbours) else neighbours
+    neighbours = "replace-one" if neighbours is None else neighbours
     eps, delta = _claim(mechanism, epsilon, delta)
     search_opts = {k: audit_options.pop(k) for k in _SEARCH_OPTIONS if k in audit_options}
-    search = datasets is not None or isinstance(neighbours, SearchStrategy)
+    search = datasets is not None or _is_strategy(neighbours)
     if search_opts and not search:
         raise ParameterError(f"{', '.join(search_opts)} only applies to the search over "
                              "datasets=")
@@ -211,6 +237,9 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
     if d is None or d_prime is None:
         raise ParameterError("give the neighbouring pair d and d_prime, or datasets= to "
                              "search for one")
+    from verification.audit import check_pair
+
+    check_pair(d, d_prime, relation)
     if exact:
         res = _exact(mechanism, d, d_prime, *_check_claim(eps, delta))
         if not res.passed:
@@ -231,8 +260,18 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
             mechanism, d, d_prime, eps, DEFAULT_MAX_SAMPLES if max_samples is None else
             max_samples, rng=rng, delta=delta, alpha=alpha, **audit_options)
     if not res.passed:
-        raise PrivacyAssertionError("privacy audit " + res.summary(), res)
+        line = _reproduce(mechanism, d, d_prime, eps, delta, res.seed,
+                          n_samples=n_samples, max_samples=max_samples)
+        raise PrivacyAssertionError(f"privacy audit {res.summary()}\nreproduce: {line}", res)
     return res
+
+
+def _reproduce(mechanism, d, d_prime, eps, delta, seed, **sizes) -> str:
+    """One line of Python that repeats an audit."""
+    more = "".join(f", {k}={v!r}" for k, v in sizes.items() if v is not None)
+    return (f"assert_private({_name(mechanism)}, d={d!r}, d_prime={d_prime!r}, "
+            f"epsilon={eps!r}" + (f", delta={delta!r}" if delta else "") +
+            f"{more}, rng={seed})")
 
 
 def _check_claim(eps, delta) -> tuple[float, float]:
@@ -248,6 +287,7 @@ def assert_follows(sampler, reference, *, max_samples: int | None = None,
     law, an ``ExactPMF``, a frozen scipy law or a table): the sequential likelihood-ratio
     test by default (at most ``max_samples`` draws), the fixed-size Bonferroni audit of
     ``n_samples`` draws when given. Returns the audit on success."""
+    __tracebackhide__ = True
     if n_samples is not None:
         if max_samples is not None:
             raise ParameterError("give n_samples (fixed-size audit) or max_samples "
@@ -321,31 +361,65 @@ def _pair_seed(seed: int, pair) -> int:
 
 def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
             audit_options, *, screen_samples: int = 20_000, max_examples: int = 100):
+    """The search of :func:`find_counterexample`, checked here and run behind one guard of
+    the user's code (the screening and confirming audits run inside it)."""
+    from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, UserCode
     from privtools.validation import check_int
+    from verification.audit.draws import root_seed
+    from verification.audit.guard import run
 
     screen_samples = check_int("screen_samples", screen_samples, minimum=512)
     max_examples = check_int("max_examples", max_examples, minimum=1)
+    eps, delta = _check_claim(eps, delta)
+    timeout = audit_options.pop("timeout", DEFAULT_TIMEOUT)
+    total_timeout = audit_options.pop("total_timeout", DEFAULT_TOTAL_TIMEOUT)
+    seed = root_seed(rng)
+    mechanism = UserCode.wrap(mechanism, "mechanism", 0)
+
+    def work(_tick):
+        return _search_pairs(mechanism, eps, datasets, neighbours, delta, alpha, seed,
+                             max_samples, audit_options, screen_samples, max_examples)
+    return run(work, executor=audit_options.get("executor"), timeout=timeout,
+               total_timeout=total_timeout, what="the search",
+               shared=(mechanism, audit_options.get("features")))
+
+
+def _pair_key(pair):
+    from verification.audit.neighbours import canonical
+
+    try:
+        return tuple(canonical(x) for x in pair)
+    except (ParameterError, TypeError):
+        return repr(pair)
+
+
+def _search_pairs(mechanism, eps, datasets, neighbours, delta, alpha, seed, max_samples,
+                  audit_options, screen_samples, max_examples):
     import random
 
+    require("hypothesis", "testing", "the counterexample search")
     from hypothesis import HealthCheck, find, settings, target
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     from verification.audit import audit_mechanism_sequential
-    from verification.audit.draws import root_seed
 
     from . import strategies
 
-    eps, delta = _check_claim(eps, delta)
     pairs = strategies.neighbouring_pairs(datasets, neighbours)
-    seed = root_seed(rng)
     screen_alpha = min(alpha * 10, 0.01)
-    tried = [0]
+    screened: dict = {}               # pair key -> flagged: at most max_examples entries
     best: list = [0.0, None]          # the largest screening log e-value and its pair
     screen_opts = {"learners": ("logistic",), **audit_options}
 
     def leaks(pair) -> bool:
-        tried[0] += 1
+        key = _pair_key(pair)
+        if key in screened:
+            return screened[key]
         d, d_prime = pair
+        if len(screened) >= max_examples or key[0] == key[1]:
+            # the promise: at most max_examples pairs screened, the shrinking included
+            # (a pair beyond it counts as not flagged; identical datasets cannot leak)
+            return False
         res = audit_mechanism_sequential(mechanism, d, d_prime, eps, screen_samples,
                                          rng=_pair_seed(seed, pair), delta=delta,
                                          alpha=screen_alpha, **screen_opts)
@@ -353,7 +427,8 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
         target(log_e, label="log e-value")
         if log_e > best[0]:
             best[:] = [log_e, (copy.deepcopy(d), copy.deepcopy(d_prime))]
-        return res.verdict == "fail"
+        screened[key] = res.verdict == "fail"
+        return screened[key]
 
     conf = settings(max_examples=max_examples, database=None, deadline=None,
                     suppress_health_check=list(HealthCheck))
@@ -361,7 +436,7 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
         d, d_prime = find(pairs, leaks, settings=conf, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         if best[1] is None:
-            return None, SearchResult(True, "pass", tried[0], None, 0)
+            return None, SearchResult(True, "pass", len(screened), None, 0)
         # no pair crossed the screening level: confirm the one that came closest (with
         # the full budget, on fresh draws; it was chosen on screening draws only)
         d, d_prime = best[1]
@@ -370,12 +445,10 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
                                        rng=_pair_seed(seed + 1, (d, d_prime)), delta=delta,
                                        alpha=alpha, **audit_options)
     if audit.verdict != "fail":
-        return None, SearchResult(True, "pass", tried[0], (d, d_prime), audit.draws)
-    line = (f"assert_private({_name(mechanism)}, d={d!r}, d_prime={d_prime!r}, "
-            f"epsilon={eps!r}" + (f", delta={delta!r}" if delta else "") +
-            f", rng={audit.seed})")
+        return None, SearchResult(True, "pass", len(screened), (d, d_prime), audit.draws)
+    line = _reproduce(mechanism, d, d_prime, eps, delta, audit.seed)
     cx = MinimalCounterexample(d, d_prime, eps, delta, audit.epsilon_lower, audit.event,
-                               audit, tried[0], line)
+                               audit, len(screened), line)
     return cx, None
 
 
@@ -387,8 +460,7 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     claim; returns a :class:`MinimalCounterexample` or None.
 
     Hypothesis draws pairs (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a
-    strategy of pairs, which then needs no ``datasets``; at most ``max_examples`` of them),
-    screens each with a short
+    strategy of pairs, which then needs no ``datasets``), screens each with a short
     sequential audit (at most ``screen_samples`` draws,
     level min(10·alpha, 0.01), its own seed per pair) whose log e-value it maximises with
     ``target()``, and shrinks the first flagged pair to a minimal one (when none is flagged,
@@ -396,10 +468,16 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     audited again on fresh draws (sequential, at most ``max_samples``, level ``alpha``):
     only a confirmed pair is returned, so the false-alarm rate of the whole search is at
     most ``alpha`` however many pairs were screened.
-    """
-    from hypothesis.strategies import SearchStrategy
 
-    if datasets is None and not isinstance(neighbours, SearchStrategy):
+    ``max_examples`` bounds the pairs screened, the shrinking included (a pair beyond it
+    counts as not flagged), and one pair is confirmed: a search costs at most
+    ``max_examples · screen_samples + max_samples`` draws per dataset whatever the seed. A
+    flagged pair that fresh draws do not confirm ends the search (a pass); it is not
+    restarted. The mechanism runs behind the guard of :mod:`privtools.usercode` (one for
+    the whole search; ``timeout=``, ``total_timeout=`` in ``audit_options``).
+    """
+    __tracebackhide__ = True
+    if datasets is None and not _is_strategy(neighbours):
         raise ParameterError("datasets: give a hypothesis strategy of datasets or a list "
                              "(or neighbours= as a strategy of pairs)")
     eps, delta = _claim(mechanism, epsilon, delta)

@@ -29,12 +29,16 @@ class PrivacyAudit:
         self.n_samples = n_samples
 
     def mechanism(self, mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, **kw):
+        """:func:`privtools.testing.assert_private` with this test's seed and budget."""
+        __tracebackhide__ = True
         if "n_samples" not in kw:
             kw.setdefault("max_samples", self.n_samples)
         kw.setdefault("rng", self.seed)
         return assert_private(mechanism, d, d_prime, epsilon, delta, **kw)
 
     def sampler(self, sampler, reference, **kw):
+        """:func:`privtools.testing.assert_follows` with this test's seed and budget."""
+        __tracebackhide__ = True
         if "n_samples" not in kw:
             kw.setdefault("max_samples", self.n_samples)
         kw.setdefault("rng", self.seed)

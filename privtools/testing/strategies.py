@@ -17,7 +17,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import strategies as st
+
+from privtools.errors import require
+
+require("hypothesis", "testing", "privtools.testing.strategies")
+from hypothesis import strategies as st  # noqa: E402
 
 __all__ = ["epsilons", "batch_sizes", "probabilities", "scales", "noise_laws", "plans",
            "rewards", "neighbouring_rewards", "neighbouring_pairs", "replace_one",

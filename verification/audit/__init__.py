@@ -19,13 +19,25 @@ Three questions a user brings with their own code:
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
 
 Draws are chunked with their own seeds and may run on local processes or a Dask cluster
-with the same result (:mod:`.draws`). No audit can prove privacy — a pass only says the
+with the same result (:mod:`.draws`). The user's code is untrusted input: every entry point
+runs it behind the guard of :mod:`privtools.usercode` (a child process, time limits, output
+captured into ``result.user_code``, a fresh copy of the dataset per call), so an exit, a
+crash or a hang raises :class:`~privtools.errors.UserCodeError` instead of a verdict; and a
+pair of identical (or, given a relation, non-neighbouring) datasets is refused before any
+draw (:func:`check_pair`). No audit can prove privacy — a pass only says the
 sample did not show a violation; the exact half (``verification.divergence``) proves.
 """
 
 from .events import Binade, BitClass, Column, Event, Lattice, LowBits, Score, Value, Whole
 from .mechanism import MechanismAudit, audit_mechanism
-from .neighbours import RELATIONS, add_remove, query_patterns, replace_one
+from .neighbours import (
+    PAIR_RELATIONS,
+    RELATIONS,
+    add_remove,
+    check_pair,
+    query_patterns,
+    replace_one,
+)
 from .outputs import Outputs, as_outputs
 from .sampler import SamplerAudit, audit_sampler
 from .search import Counterexample, search_counterexample
@@ -51,6 +63,8 @@ __all__ = [
     "as_outputs",
     "LEARNERS",
     "RELATIONS",
+    "PAIR_RELATIONS",
+    "check_pair",
     "audit_sampler",
     "audit_mechanism",
     "audit_mechanism_sequential",

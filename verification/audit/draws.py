@@ -17,10 +17,12 @@ import os
 import pickle
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from privtools.errors import ParameterError
+from privtools.errors import ParameterError, UserCodeError
+from privtools.usercode import drain_mutations, record_mutations
 
 from .outputs import as_outputs
 
@@ -68,14 +70,21 @@ def resolve_executor(executor):
 
 
 def _chunk(task):
-    """Draw one chunk; return its outputs (``event`` None) or its count in ``event``."""
+    """Draw one chunk; return its outputs (``event`` None) or its count in ``event``, and
+    the notes of inputs the mechanism mutated (so a worker process hands them back)."""
     mechanism, dataset, seed, key, size, event = task
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
     raw = mechanism(dataset, size, rng)
-    out = as_outputs(raw, size)
+    try:
+        out = as_outputs(raw, size)
+    except ParameterError as exc:   # name the user's function the outputs came from
+        name = getattr(mechanism, "name", None)
+        if not isinstance(name, str):
+            raise
+        raise ParameterError(f"{exc} (returned by {name})") from None
     if event is None:
-        return raw, out
-    return int(np.count_nonzero(event.contains(raw, out))), out.signature
+        return (raw, out), drain_mutations()
+    return (int(np.count_nonzero(event.contains(raw, out))), out.signature), drain_mutations()
 
 
 class Draws:
@@ -108,10 +117,16 @@ class Draws:
 
     def _run(self, tasks):
         try:
-            for res, task in zip(self.executor.map(_chunk, tasks), tasks):
+            for (res, notes), task in zip(self.executor.map(_chunk, tasks), tasks):
+                record_mutations(notes)
                 if self.progress is not None:
                     self.progress(task[4])
                 yield res
+        except BrokenProcessPool as exc:
+            name = getattr(self.mechanism, "name", None) or "the mechanism"
+            raise UserCodeError(f"{name} ended a worker process abruptly (os._exit, a signal "
+                                "or a crash); the audit has no verdict", name,
+                                "ended a worker process") from exc
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
             if "pickle" in str(exc).lower():
                 raise ParameterError(

@@ -39,8 +39,10 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_nonneg
 
+from . import guard
 from .draws import SELECT, TEST, Draws, root_seed
 from .events import Event
+from .neighbours import check_pair
 from .select import LEARNERS, Choice, Sample, choose_event
 from .stats import (
     check_alpha,
@@ -82,6 +84,7 @@ class MechanismAudit:
     seed: int | None = None
     output_type: str = ""
     selection: dict = field(default_factory=dict)
+    user_code: object = None
 
     @property
     def draws(self) -> int:
@@ -113,7 +116,8 @@ class MechanismAudit:
                 "p_value": self.p_value, "alpha": self.alpha, "n_samples": self.n_samples,
                 "seed": self.seed, "output_type": self.output_type,
                 "event": None if self.event is None else self.event.to_dict(),
-                "selection": self.selection, **self.counts, "reason": self.reason}
+                "selection": self.selection, **self.counts, "reason": self.reason,
+                "user_code": None if self.user_code is None else self.user_code.to_dict()}
 
 
 def check_claim(epsilon, delta) -> tuple[float, float]:
@@ -234,7 +238,8 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
                     features: Callable | None = None, learners=LEARNERS,
                     executor=None, stop_early: bool = False,
                     progress: Callable[[int], None] | None = None,
-                    bits: bool = False) -> MechanismAudit:
+                    bits: bool = False, relation=None, timeout=guard.DEFAULT_TIMEOUT,
+                    total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> MechanismAudit:
     """Empirical lower confidence bound on the ε of ``mechanism`` between ``d`` and
     ``d_prime``, and a verdict on the claim (``epsilon``, ``delta``).
 
@@ -275,11 +280,19 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     if not isinstance(bits, (bool, np.bool_)):
         raise ParameterError(f"bits must be True or False, got {bits!r}")
     learners = check_learners(learners)
+    check_pair(d, d_prime, relation)
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng)
-    with Draws(mechanism, seed, executor, progress) as draws:
-        return run_audit(draws, d, d_prime, eps_claim, delta_f, n_samples, n_train, alpha,
-                         features=features, learners=learners, stop_early=stop_early,
-                         bits=bool(bits))
+    mechanism = guard.wrap(mechanism, "mechanism")
+    features = guard.wrap(features, "features")
+
+    def work(tick):
+        with Draws(mechanism, seed, executor, tick) as draws:
+            return run_audit(draws, d, d_prime, eps_claim, delta_f, n_samples, n_train, alpha,
+                             features=features, learners=learners, stop_early=stop_early,
+                             bits=bool(bits))
+    return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
+                     progress=progress, shared=(mechanism, features))
 
 
 def check_learners(learners) -> tuple:

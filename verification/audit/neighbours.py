@@ -18,10 +18,14 @@ import numpy as np
 
 from privtools.errors import ParameterError
 
-__all__ = ["RELATIONS", "PATTERN_RELATIONS", "pattern_moves", "query_patterns", "replace_one",
-           "add_remove", "as_relation", "canonical"]
+__all__ = ["RELATIONS", "PATTERN_RELATIONS", "PAIR_RELATIONS", "pattern_moves",
+           "query_patterns", "replace_one", "add_remove", "as_relation", "canonical",
+           "check_pair", "distance"]
 
 RELATIONS = ("replace-one", "add-remove", "query")
+# relations a given pair can be checked against: the search's, and the bounded changes of
+# query vectors of privtools.testing.strategies (‖d − d'‖∞ ≤ 1, ‖d − d'‖₁ ≤ 1)
+PAIR_RELATIONS = RELATIONS + ("linf", "l1")
 PATTERN_RELATIONS = ("query", "histogram", "value")
 _MAX_DOMAIN = 16
 
@@ -136,3 +140,69 @@ def as_relation(neighbours, datasets: list) -> Callable[[object], Iterable]:
         return query_patterns
     raise ParameterError(f"neighbours must be one of {RELATIONS} or a callable d -> "
                          f"neighbours of d, got {neighbours!r}")
+
+
+def _numbers(d, who: str) -> np.ndarray:
+    try:
+        v = np.asarray(_records(d), dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{who} must be a vector of numbers for this relation") from None
+    return v.reshape(len(v), -1)
+
+
+def distance(d, d_prime, relation: str) -> tuple[bool, str]:
+    """Whether (``d``, ``d_prime``) is a neighbouring pair under the named ``relation`` (one
+    of :data:`PAIR_RELATIONS`), and the distance found, in words: records replaced
+    (replace-one, in order), records added or removed (add-remove, as multisets), the
+    largest change of one answer (query, linf) or the sum of the changes (l1)."""
+    a, b = _records(d), _records(d_prime)
+    if relation == "replace-one":
+        if len(a) != len(b):
+            return False, (f"d has {len(a)} records and d' has {len(b)}: replace-one pairs "
+                           "have the same size")
+        k = sum(canonical([x]) != canonical([y]) for x, y in zip(a, b))
+        return k == 1, f"{k} records differ"
+    if relation == "add-remove":
+        from collections import Counter
+
+        ca, cb = Counter(canonical([x]) for x in a), Counter(canonical([x]) for x in b)
+        k = sum(((ca - cb) + (cb - ca)).values())
+        return k == 1, f"{k} records added or removed"
+    if relation in ("query", "linf", "l1"):
+        if len(a) != len(b):
+            return False, f"d has {len(a)} entries and d' has {len(b)}"
+        x, y = _numbers(d, "d"), _numbers(d_prime, "d_prime")
+        if x.shape != y.shape:
+            return False, f"entries of shapes {x.shape[1:]} and {y.shape[1:]}"
+        diff = np.abs(x - y)
+        if relation == "l1":
+            k = float(diff.sum())
+            return k <= 1, f"‖d − d'‖₁ = {k:g}"
+        k = float(diff.max()) if diff.size else 0.0
+        return k <= 1, f"‖d − d'‖∞ = {k:g}"
+    raise ParameterError(f"relation must be one of {', '.join(PAIR_RELATIONS)} or a callable "
+                         f"d -> neighbours of d, got {relation!r}")
+
+
+def check_pair(d, d_prime, relation=None) -> None:
+    """Refuse, before any draw, a pair an audit cannot judge: identical datasets (an audit
+    of a dataset against itself can only pass), and — when ``relation`` is given (a name of
+    :data:`PAIR_RELATIONS` or a callable ``d -> neighbours of d``) — a pair that is not
+    neighbouring under it, with the distance found."""
+    if d is None or d_prime is None:
+        raise ParameterError("d and d_prime are both required (the pair of datasets)")
+    if canonical(d) == canonical(d_prime):
+        raise ParameterError("d_prime is identical to d: an audit of a dataset against itself "
+                             "cannot see any leak and would pass whatever the mechanism; "
+                             "give a neighbouring dataset")
+    if relation is None:
+        return
+    if callable(relation):
+        key = canonical(d_prime)
+        if not any(canonical(x) == key for x in relation(d)):
+            raise ParameterError("d_prime is not a neighbour of d under the relation given "
+                                 "(relation(d) does not contain it)")
+        return
+    ok, found = distance(d, d_prime, relation)
+    if not ok:
+        raise ParameterError(f"d_prime is not a {relation} neighbour of d: {found}")

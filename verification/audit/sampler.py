@@ -39,6 +39,7 @@ from privtools.noise import IntegerDistribution
 from privtools.validation import as_rng, check_int
 
 from ..gof import _TableLaw, g_test
+from . import guard
 from .bits import binade_code, binade_label, low_bits, trailing_zeros
 from .stats import check_alpha
 
@@ -132,6 +133,7 @@ class SamplerAudit:
     reference: str
     tests: dict                 # name -> {"p_value": ..., and what the test saw}
     reason: str = ""
+    user_code: object = None
 
     @property
     def draws(self) -> int:
@@ -154,7 +156,8 @@ class SamplerAudit:
         """The audit as JSON-ready values."""
         return {"passed": self.passed, "verdict": self.verdict, "p_value": self.p_value,
                 "alpha": self.alpha, "n_samples": self.n_samples, "reference": self.reference,
-                "tests": self.tests, "reason": self.reason}
+                "tests": self.tests, "reason": self.reason,
+                "user_code": None if self.user_code is None else self.user_code.to_dict()}
 
 
 _TINY = 1e-17       # tail mass a scipy law's table may leave out at each end
@@ -335,7 +338,8 @@ def _moments_test(x: np.ndarray, law: _Law | None, moments=None) -> dict:
 
 def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha: float = 0.01,
                   *, progress: Callable[[int], None] | None = None,
-                  bits: bool = False) -> SamplerAudit:
+                  bits: bool = False, timeout=guard.DEFAULT_TIMEOUT,
+                  total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> SamplerAudit:
     """Test the claim that ``sampler(size, rng)`` draws i.i.d. from ``reference``.
 
     ``reference``: a privtools distribution (e.g. ``Skellam(100)``), an
@@ -355,6 +359,9 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     uniform of too few bits, ``loc + scale·Z`` far below ``|loc|``, float32 draws — which
     at the precision of the doubles do not follow the law (their outputs are *not* the law
     rounded to the nearest double).
+
+    The sampler runs behind the guard of :mod:`privtools.usercode` (``timeout``,
+    ``total_timeout`` as in :func:`verification.audit.audit_mechanism`).
     """
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(size, rng)")
@@ -371,6 +378,21 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     if bits and not continuous:
         raise ParameterError("bits=True needs a continuous scipy.stats reference (the bit "
                              "test reads the doubles a continuous law reaches)")
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
+    sampler = guard.wrap(sampler, "sampler", None)
+
+    def work(tick):
+        res = _sampler_audit(sampler, reference, law, continuous, table, n_samples, gen,
+                             alpha, bits, tick)
+        return res, gen.bit_generator.state
+    res, state = guard.run(work, timeout=timeout, total_timeout=total_timeout,
+                           progress=progress, shared=(sampler,))
+    gen.bit_generator.state = state   # the caller's generator moves on as if drawn here
+    return res
+
+
+def _sampler_audit(sampler, reference, law, continuous, table, n_samples, gen, alpha, bits,
+                   progress) -> SamplerAudit:
     if continuous:
         x = _draw(sampler, (), n_samples, gen, "sampler", progress, _as_float_samples)
         return _audit_continuous(x, reference, alpha, bool(bits))

@@ -23,6 +23,7 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import check_int
 
+from . import guard
 from .draws import SEARCH, Draws, root_seed
 from .mechanism import MechanismAudit, check_claim, check_learners, run_audit
 from .neighbours import as_relation, canonical
@@ -54,6 +55,9 @@ class Counterexample:
     search_draws: int
     ranking: list = field(default_factory=list)
     comparisons: int = 1
+    budget: int | None = None
+    pairs_found: int | None = None
+    user_code: object = None
 
     def summary(self) -> str:
         """One readable line: the worst pair, the confirmed lower bound and the witness."""
@@ -71,8 +75,10 @@ class Counterexample:
                 "delta": self.delta, "epsilon_lower": self.epsilon_lower,
                 "event": None if self.event is None else self.event.to_dict(),
                 "seed": self.seed, "alpha": self.alpha, "pairs": self.pairs,
-                "search_draws": self.search_draws, "comparisons": self.comparisons,
-                "ranking": self.ranking, "audit": self.audit.to_dict()}
+                "search_draws": self.search_draws, "budget": self.budget,
+                "pairs_found": self.pairs_found, "comparisons": self.comparisons,
+                "ranking": self.ranking, "audit": self.audit.to_dict(),
+                "user_code": None if self.user_code is None else self.user_code.to_dict()}
 
 
 def _jsonable(d):
@@ -124,7 +130,9 @@ def _datasets(datasets, max_datasets: int, seed: int) -> list:
     return out
 
 
-def _pairs(datasets, relation, max_pairs: int, seed: int) -> list:
+def _pairs(datasets, relation, max_pairs: int, seed: int) -> tuple[list, int]:
+    """The distinct pairs the relation gives (a seeded subsample of ``max_pairs`` beyond),
+    and how many there were."""
     seen, pairs = set(), []
     for d in datasets:
         for dp in relation(d):
@@ -132,11 +140,25 @@ def _pairs(datasets, relation, max_pairs: int, seed: int) -> list:
             if len(key) == 2 and key not in seen:
                 seen.add(key)
                 pairs.append((d, dp))
-    if len(pairs) > max_pairs:
-        keep = np.sort(np.random.default_rng(seed).choice(len(pairs), max_pairs,
-                                                          replace=False))
+    found = len(pairs)
+    if found > max_pairs:
+        keep = np.sort(np.random.default_rng(seed).choice(found, max_pairs, replace=False))
         pairs = [pairs[i] for i in keep]
-    return pairs
+    return pairs, found
+
+
+def _rounds(k: int) -> int:
+    return max(1, math.ceil(math.log2(k))) if k > 1 else 1
+
+
+def affordable_pairs(budget: int, k: int) -> int:
+    """The most pairs (at most ``k``) that successive halving can score within ``budget``
+    draws in all: round r gives each of its live pairs ``budget // (R·2·live)`` draws per
+    dataset (R rounds, halving the live pairs), at least ``_MIN_DRAWS`` in the first round,
+    so the rounds together draw at most ``budget``."""
+    while k > 1 and budget // (_rounds(k) * 2 * k) < _MIN_DRAWS:
+        k -= 1
+    return k
 
 
 class _Arm:
@@ -190,7 +212,8 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
                           max_pairs: int = 64, features: Callable | None = None,
                           learners=LEARNERS, search_learners=("logistic",), executor=None,
                           progress: Callable[[int], None] | None = None,
-                          bits: bool = False) -> Counterexample:
+                          bits: bool = False, timeout=guard.DEFAULT_TIMEOUT,
+                          total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> Counterexample:
     """Find the neighbouring pair and event with the largest estimated ε, and test the
     claim (``epsilon``, ``delta``) on it with fresh draws.
 
@@ -199,14 +222,20 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     ``neighbours``: ``"replace-one"``, ``"add-remove"``, ``"query"`` or a callable
     ``d -> iterable of neighbours of d`` (:mod:`verification.audit.neighbours`); at most
     ``max_pairs`` pairs are kept (a seeded subsample). ``budget``: draws (both datasets of
-    all pairs together) spent by the search. ``n_confirm``: fresh draws per dataset of the
+    all pairs together) spent by the search — an upper bound that holds: when it cannot give
+    every pair at least 1 000 draws per dataset in the first round of successive halving,
+    fewer pairs (a seeded subsample) are scored (``pairs`` of the result; ``pairs_found``
+    the pairs the relation gave). ``n_confirm``: fresh draws per dataset of the
     confirmation test (default ``budget // 2``), or ``max_draws``: draws per dataset of the
     chosen pair in all (its search draws plus the confirmation's mean; the confirmation of
     a pure-DP claim draws a Poisson number with that mean). ``search_learners`` are the
     classifiers
     tried while ranking pairs; ``learners`` those tried for the final event. ``bits=True``
     adds the bit-level events on float outputs, in the ranking and the final choice
-    (see :func:`verification.audit.audit_mechanism`).
+    (see :func:`verification.audit.audit_mechanism`). The mechanism, ``features``, a
+    callable ``neighbours`` and a strategy of datasets are the user's code and run behind
+    the guard of :mod:`privtools.usercode` (``timeout`` per call, ``total_timeout`` for the
+    whole search; see :func:`verification.audit.audit_mechanism`).
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
@@ -225,29 +254,51 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
         raise ParameterError("features must be callable as features(outputs) -> array")
     if not isinstance(bits, (bool, np.bool_)):
         raise ParameterError(f"bits must be True or False, got {bits!r}")
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng)
+    mechanism = guard.wrap(mechanism, "mechanism")
+    features = guard.wrap(features, "features")
+    if callable(neighbours):
+        neighbours = guard.wrap(neighbours, "neighbours")
+
+    def work(tick):
+        return _search(mechanism, eps_claim, delta_f, datasets, neighbours, budget, seed,
+                       alpha, n_confirm, max_draws, max_datasets, max_pairs, features,
+                       learners, search_learners, executor, tick, bool(bits))
+    return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
+                     progress=progress, what="the search",
+                     shared=(mechanism, features, neighbours))
+
+
+def _search(mechanism, eps_claim, delta_f, datasets, neighbours, budget, seed, alpha,
+            n_confirm, max_draws, max_datasets, max_pairs, features, learners,
+            search_learners, executor, progress, bits) -> Counterexample:
     data = _datasets(datasets, max_datasets, seed)
     if not data:
         raise ParameterError("datasets gave no dataset")
     relation = as_relation(neighbours, data)
-    pairs = _pairs(data, relation, max_pairs, seed)
+    pairs, found = _pairs(data, relation, max_pairs, seed)
     if not pairs:
         raise ParameterError("the neighbour relation gave no pair (d, d') with d' != d")
+    k = affordable_pairs(budget, len(pairs))
+    if k < len(pairs):   # the budget cannot score them all: a seeded subsample
+        keep = np.sort(np.random.default_rng([seed, 1]).choice(len(pairs), k, replace=False))
+        pairs = [pairs[i] for i in keep]
     arms = [_Arm(i, d, dp) for i, (d, dp) in enumerate(pairs)]
-    rounds = max(1, math.ceil(math.log2(len(arms))))
+    rounds = _rounds(len(arms))
     n_goal = n_confirm or (max_draws // 2 if max_draws else budget // 2)
     live = arms
     spent = 0
     with Draws(mechanism, seed, executor, progress) as draws:
         for _ in range(rounds):
-            m = max(_MIN_DRAWS, budget // (rounds * 2 * len(live)))
+            m = budget // (rounds * 2 * len(live))
             for arm in live:
                 arm.draw(draws, m)
                 spent += 2 * m
             if len(live) > 1:
                 for arm in live:
                     arm.rate(alpha, delta_f, features, search_learners, seed % 2**32, n_goal,
-                             bool(bits))
+                             bits)
                 live = sorted(live, key=lambda a: -a.score)[:max(1, math.ceil(len(live) / 2))]
         best = live[0]
         A, B = best.sample(0), best.sample(1)
@@ -260,11 +311,11 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
             n_confirm = budget // 2
         audit = run_audit(draws, best.d, best.dp, eps_claim, delta_f, A.outputs.n + n_confirm,
                           A.outputs.n, alpha, features=features, learners=learners,
-                          samples=(A, B), bits=bool(bits))
+                          samples=(A, B), bits=bits)
     ranking = [{"d": _jsonable(a.d), "d_prime": _jsonable(a.dp),
                 "estimated_epsilon": a.score if math.isfinite(a.score) else None,
                 "draws_per_dataset": a.n}
                for a in sorted(arms, key=lambda a: (-a.n, -a.score))]
     return Counterexample(best.d, best.dp, audit.verdict, audit.passed, eps_claim, delta_f,
                           audit.epsilon_lower, audit.event, seed, alpha, audit, len(pairs),
-                          spent, ranking)
+                          spent, ranking, budget=budget, pairs_found=found)

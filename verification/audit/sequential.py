@@ -62,9 +62,11 @@ from scipy.special import logsumexp
 from privtools.errors import ParameterError
 from privtools.validation import check_int
 
+from . import guard
 from .draws import SEQUENTIAL, Draws, root_seed
 from .events import Event
 from .mechanism import check_claim, check_learners
+from .neighbours import check_pair
 from .select import LEARNERS, Sample, choose_event
 from .stats import check_alpha, log_ratio_bound
 
@@ -108,6 +110,7 @@ class SequentialAudit:
     seed: int | None = None
     output_type: str = ""
     extra: dict = field(default_factory=dict)
+    user_code: object = None
 
     def summary(self) -> str:
         """One readable line: verdict, claim, e-value against 1/α, draws used."""
@@ -233,12 +236,14 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
                                rng=None, delta=0.0, alpha: float = 0.01, *,
                                first: int = FIRST_ROUND, features: Callable | None = None,
                                learners=LEARNERS, executor=None, bits: bool = False,
-                               progress: Callable[[int], None] | None = None
-                               ) -> SequentialAudit:
+                               progress: Callable[[int], None] | None = None,
+                               relation=None, timeout=guard.DEFAULT_TIMEOUT,
+                               total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> SequentialAudit:
     """Anytime-valid audit of the claim (``epsilon``, ``delta``) between ``d`` and
     ``d_prime``: rounds of ``first``, ``first``, 2·``first``, … draws per dataset, at most
     ``max_samples`` in all, stopping at the first draw where the e-process reaches
-    1/``alpha`` (see the module doc). Other arguments as in
+    1/``alpha`` (see the module doc). Other arguments (the pair check with ``relation``,
+    the guard of the user's code with ``timeout`` and ``total_timeout``) as in
     :func:`verification.audit.audit_mechanism`."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
@@ -248,7 +253,21 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     learners = check_learners(learners)
     if features is not None and not callable(features):
         raise ParameterError("features must be callable as features(outputs) -> array")
+    check_pair(d, d_prime, relation)
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng)
+    mechanism = guard.wrap(mechanism, "mechanism")
+    features = guard.wrap(features, "features")
+
+    def work(tick):
+        return _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha,
+                                 seed, features, learners, executor, bits, tick)
+    return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
+                     progress=progress, shared=(mechanism, features))
+
+
+def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha, seed,
+                      features, learners, executor, bits, progress) -> SequentialAudit:
     sizes = round_sizes(max_samples, first)
     cap = _LAMBDA_CAP / (math.exp(eps) + dlt)
     threshold = math.log(1 / alpha)
@@ -397,17 +416,31 @@ def _log_ratios(mass: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def audit_sampler_sequential(sampler: Callable, reference, max_samples: int, rng=None,
                              alpha: float = 0.01, *, first: int = FIRST_ROUND,
-                             progress: Callable[[int], None] | None = None
-                             ) -> SequentialAudit:
+                             progress: Callable[[int], None] | None = None,
+                             timeout=guard.DEFAULT_TIMEOUT,
+                             total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> SequentialAudit:
     """Anytime-valid goodness of fit of ``sampler(size, rng)`` to ``reference`` (a privtools
     law, an ExactPMF, a frozen scipy distribution or a ``{value: probability}`` table):
     rounds of ``first``, ``first``, 2·``first``, … draws, at most ``max_samples``, stopping
-    when the mixture of likelihood ratios reaches 1/``alpha`` (see the module doc)."""
+    when the mixture of likelihood ratios reaches 1/``alpha`` (see the module doc). The
+    sampler runs behind the guard of :mod:`privtools.usercode` (``timeout``,
+    ``total_timeout`` as in :func:`verification.audit.audit_mechanism`)."""
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(size, rng)")
     max_samples, first = _check_budget(max_samples, first)
     alpha = check_alpha(alpha)
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng)
+    sampler = guard.wrap(sampler, "sampler", None)
+
+    def work(tick):
+        return _sampler_rounds(sampler, reference, max_samples, first, alpha, seed, tick)
+    return guard.run(work, timeout=timeout, total_timeout=total_timeout, progress=progress,
+                     shared=(sampler,))
+
+
+def _sampler_rounds(sampler, reference, max_samples, first, alpha, seed, progress
+                    ) -> SequentialAudit:
     p0, binned = _null_bins(reference)
     maps = _resolutions(p0)
     masses = [np.bincount(m, weights=p0, minlength=int(m.max()) + 1) for m in maps]
