@@ -44,6 +44,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -554,8 +555,12 @@ def _isolated(work, timeout, total_timeout, progress, on_start, what, shared):
         status = _reap(pid) if status is None else status
         _kill_group(pid)  # anything the user's code left behind in the group
     else:
-        status = _reap(pid) if status is None else status
+        # the result is in: the child has nothing left to do but exit, and the exit of a
+        # process that touched a lot of memory takes a while (unmapping it) — stop the group
+        # now and let a thread collect the exit status, instead of waiting for it here
         _kill_group(pid)
+        if status is None:
+            threading.Thread(target=_reap, args=(pid,), daemon=True).start()
     out, n_out = _read_clipped(out_f)
     err, n_err = _read_clipped(err_f)
     out_f.close()

@@ -24,6 +24,7 @@ chosen on draws that are never used to test them (``verification.audit.select``)
 from __future__ import annotations
 
 import math
+import pickle
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -109,6 +110,24 @@ class Count:
         return f"#(output == {_fmt(self.value)})"
 
 
+class _Pickled:
+    """A pickled object, unpickled on first use (attribute access reads through)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._obj = None
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or attr in ("data", "_obj"):
+            raise AttributeError(attr)
+        if self._obj is None:
+            self._obj = pickle.loads(self.data)
+        return getattr(self._obj, attr)
+
+    def __reduce__(self):
+        return _Pickled, (self.data,)
+
+
 @dataclass(frozen=True, eq=False)
 class Score:
     """A learned score: ``model.decision_function`` on ``features`` (larger favours d)."""
@@ -125,6 +144,12 @@ class Score:
         with threadpool_limits(limits=1):   # chunks already run in parallel processes
             score = self.model.decision_function(self.features(raw, outputs))
         return np.asarray(score, dtype=np.float64)
+
+    def __reduce__(self):
+        # the trained model travels as bytes and is rebuilt on first use: reading an audit's
+        # result back from its guarded process does not import scikit-learn there
+        model = self.model.data if isinstance(self.model, _Pickled) else pickle.dumps(self.model)
+        return Score, (self.learner, self.features, _Pickled(model), self.terms)
 
     def name(self) -> str:
         """How the view is named in an event's description (the leading terms of the score)."""
