@@ -1,4 +1,4 @@
-"""Time of the black-box audits (issue 4), excluding the time of the code under audit.
+"""Time of the black-box audits, excluding the time of the code under audit.
 
 What is measured
 ----------------

@@ -1,4 +1,4 @@
-"""Time and accuracy of certified Rényi divergences of the Skellam mechanism (issue 3).
+"""Time and accuracy of certified Rényi divergences of the Skellam mechanism.
 
 What is measured
 ----------------

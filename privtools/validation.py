@@ -54,6 +54,9 @@ __all__ = [
     "check_positive_fraction",
     "check_nonneg",
     "check_location",
+    "check_probability",
+    "check_order",
+    "check_level",
     "check_float_range",
     "show_number",
     "POINT_LIMIT",
@@ -249,3 +252,35 @@ def check_size(size) -> int | tuple[int, ...] | None:
     if isinstance(size, tuple):
         return tuple(check_int("size", s, minimum=0) for s in size)
     raise ParameterError(f"size must be None, an int or a tuple of ints, got {size!r}")
+
+
+def check_probability(name: str, value, *, zero: bool = False) -> Fraction:
+    """A probability such as δ: in (0, 1), or [0, 1) with ``zero=True``; exact (a float at
+    its binary value, a decimal string at its decimal value)."""
+    out = to_fraction(name, value)
+    if not (0 <= out if zero else 0 < out) or out >= 1:
+        raise ParameterError(f"{name} must be in {'[' if zero else '('}0, 1), got {value!r}")
+    return out
+
+
+def check_order(name: str, value, *, integer: bool = False, infinite: bool = False):
+    """A Rényi order α > 1, exact; ``integer=True`` also requires α ∈ Z, ``infinite=True``
+    accepts ``math.inf`` (returned as it is)."""
+    if infinite and isinstance(value, (float, mpmath.mpf)) and value == math.inf:
+        return math.inf
+    a = to_fraction(name, value)
+    if a <= 1:
+        raise ParameterError(f"{name} must be > 1, got {value!r}")
+    if integer and a.denominator != 1:
+        raise ParameterError(f"{name} must be an integer > 1, got {value!r}")
+    return a
+
+
+def check_level(name: str, value) -> float:
+    """A statistical test's false-alarm level, a float in (0, 0.5]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+        raise ParameterError(f"{name} must be a float in (0, 0.5], got {value!r}")
+    a = float(value)
+    if not 0 < a <= 0.5:
+        raise ParameterError(f"{name} must be in (0, 0.5], got {value!r}")
+    return a

@@ -13,7 +13,7 @@ a fraction, empty, out of range below and above) for every integer option; float
 0, 1, negative) for audit's --alpha and --delta; unknown choices for every choice option; an
 option the chosen mode or law ignores, and contradictory pairs; output paths that are files;
 work beyond the size limits; usage errors (unknown option, unknown command, missing
-option). ``test_named_cases`` adds every case named in the task that led to this file.
+option). ``test_named_cases`` adds every case of the user trial that led to this file.
 """
 
 from __future__ import annotations

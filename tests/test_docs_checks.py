@@ -87,3 +87,11 @@ def test_cited_statements_are_indexed():
     assert "privtools.accounting.skellam_rdp_bound" in found[("000", "Lemma", "3")]
     assert "privtools.protocol.analyze" in found[("000", "Algorithm", "3")]
     assert all(key[0] in docs._PAPERS for key in found)
+
+
+def test_every_proof_is_indexed_with_its_code():
+    found = docs.proof_links()
+    assert set(found) >= {"fact1_infinite_divisibility", "fact2_tail", "skellam_closure"}
+    assert all(found.values())
+    assert "privtools.noise.laplace.DiscreteLaplace.shares" in found[
+        "fact1_infinite_divisibility"]

@@ -76,7 +76,7 @@ def test_pure_dp_plan_is_certified_by_exact_oracles(n, eps):
 
 
 def test_theorem1_n1024_saves_a_bit_at_the_papers_radius():
-    """The setting the issue asks for: fewer bits than the paper's plan, at no loss of the
+    """The target setting: fewer bits than the paper's plan, at no loss of the
     paper's error radius (g = 32 → 29, 16 → 15 bits)."""
     r = fewest_bits("pure-dp", 1, DELTA, 1024, 10**6)
     assert (r.bits_paper, r.bits_exact, r.bits) == (16, 16, 15)

@@ -1,4 +1,4 @@
-"""Tests for verification.exact.symbolic: every identity is proved by sympy, and
+"""Tests for verification.proofs: every identity is proved by sympy, and
 deliberately false variants fed down the same code path are rejected."""
 
 from __future__ import annotations

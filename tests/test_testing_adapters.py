@@ -259,7 +259,7 @@ def test_opendp_bad_inputs_name_the_parameter(dp):
         adapters.opendp(3)
     with pytest.raises(ParameterError, match="delta"):
         adapters.opendp(gauss)                      # zCDP needs a δ
-    for delta in [0, 1, -0.1, 1.5, math.nan, True, "1e-6"]:
+    for delta in [0, 1, -0.1, 1.5, math.nan, True, "x"]:
         with pytest.raises(ParameterError, match="delta"):
             adapters.opendp(gauss, delta=delta)
     with pytest.raises(ParameterError, match="delta"):

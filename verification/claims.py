@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import mpmath
 
+from privtools.certified import decide_le
 from privtools.certified.intervals import Interval, ends, exact_rational
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
@@ -161,7 +162,9 @@ def _fact1(pt: dict) -> Row:
     law = DiscreteLaplace(b)
     conv = sum_pmf(law.shares(n), n, dps=40, method="convolve")
     tv = total_variation(conv, ExactPMF.from_distribution(law, dps=40))
-    status = HOLDS if tv.b < mpmath.mpf(10) ** -30 else (FAILS if tv.a > 0 else INCONCLUSIVE)
+    # exact (TV <= 1e-30, decided on the certified ends), fails on a certified TV > 0
+    status = HOLDS if decide_le(tv, Fraction(1, 10**30)) is True else (
+        FAILS if decide_le(tv, 0) is False else INCONCLUSIVE)
     return Row(pt, status, None, f"TV(sum of {n} shares, Lap_Z({b})) in {_fmt(tv)}")
 
 

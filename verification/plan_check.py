@@ -27,7 +27,7 @@ that decides the verdict answers the question the plan's user asked
   RDP (Theorem 2): the exact Rényi curve ``D_α(Sk + g ‖ Sk)`` of the total Skellam noise
   (:func:`verification.divergence.renyi_shift_curve`) on a grid of integer orders, against
   Theorem 2's ``ε̂(α)``; for a total variance above ``exact_skellam_var`` (where tabulation
-  takes longer than the issue's 10 s budget) Lemma 3's bound, a theorem, stands in.
+  takes longer than a 10 s budget) Lemma 3's bound, a theorem, stands in.
   CDP (Theorem 4): the exact Rényi curve of the mod-m view of the n-fold discrete-Gaussian
   sum (:func:`verification.claims.gaussian_sum_view_renyi`) where m is small enough to
   tabulate, else Lemma 4's ε̂ at the plan's (n, σ², g); target: Lemma 4's ε̂ at the

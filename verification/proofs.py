@@ -66,6 +66,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 __all__ = [
+    "PROOFS",
     "SymbolicCheck",
     "all_checks",
     "fact1_infinite_divisibility",
@@ -613,13 +614,19 @@ def skellam_bessel_recurrence(
 # --------------------------------------------------------------------------- all
 
 
+#: Every proof of this module, in the order of the module docstring. Code in ``privtools``
+#: links to a proof by its function name (``privtools.proven.proven``); the link test resolves
+#: those names here.
+PROOFS: tuple[Callable[..., SymbolicCheck], ...] = (
+    polya_pgf,
+    fact1_infinite_divisibility,
+    skellam_closure,
+    fact2_tail,
+    polya_difference_recurrence,
+    skellam_bessel_recurrence,
+)
+
+
 def all_checks() -> list[SymbolicCheck]:
-    """Run every symbolic check, in the order given in the module docstring."""
-    return [
-        polya_pgf(),
-        fact1_infinite_divisibility(),
-        skellam_closure(),
-        fact2_tail(),
-        polya_difference_recurrence(),
-        skellam_bessel_recurrence(),
-    ]
+    """Run every symbolic check (:data:`PROOFS`), in the order given in the module docstring."""
+    return [proof() for proof in PROOFS]

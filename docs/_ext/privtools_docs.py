@@ -186,12 +186,47 @@ def _statements_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def proof_links() -> dict[str, list[str]]:
+    """Each sympy proof of ``verification.proofs`` (in the order of ``PROOFS``) to the dotted
+    names of the code linked to it with ``@proven`` (``privtools.proven``), once every public
+    module is imported."""
+    from privtools.proven import links
+    from verification.proofs import PROOFS
+
+    for module_name in PUBLIC_MODULES:
+        importlib.import_module(module_name)
+    found: dict[str, list[str]] = {proof.__name__: [] for proof in PROOFS}
+    for name, proofs in sorted(links().items()):
+        for proof in proofs:
+            found.setdefault(proof, []).append(name)
+    return found
+
+
+def _proofs_table() -> str:
+    from verification import proofs as module
+
+    def code(name: str) -> str:
+        qualname = _lookup(name, None)[1]
+        module = name.split(".")[: -len(qualname)]
+        if any(part.startswith("_") for part in name.split(".")):  # internal: named, not linked
+            return "``" + ".".join([module[-1], *qualname]) + "``"
+        return f"{{py:obj}}`{'.'.join(qualname)} <{name}>`"
+
+    rows = ["| proof | what it proves | code that relies on it |", "|---|---|---|"]
+    for proof, names in proof_links().items():
+        doc = (inspect.getdoc(getattr(module, proof)) or "").split("\n\n")[0]
+        doc = " ".join(doc.split()).replace("|", "\\|")
+        rows.append(f"| {{py:func}}`~verification.proofs.{proof}` | {doc} | "
+                    f"{', '.join(code(n) for n in names) or '–'} |")
+    return "\n".join(rows) + "\n"
+
+
 def _generate(app) -> None:
     """Pages computed from the code at every build, so they cannot drift from it."""
     out = Path(app.srcdir) / "_generated"
     out.mkdir(exist_ok=True)
     for name, make in (("claims.md", _claims_table), ("cli.md", _cli_reference),
-                       ("statements.md", _statements_table)):
+                       ("statements.md", _statements_table), ("proofs.md", _proofs_table)):
         text = make()
         path = out / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:

@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int, check_positive_fraction, to_fraction
+from privtools.validation import check_int, check_order, check_positive_fraction
 
 # Working precision (decimal digits) before cancellation guards are added.
 BASE_DPS = 30
@@ -76,21 +76,6 @@ def guard_dps(*small) -> int:
 
 
 # ------------------------------------------------------------------ validation
-def check_alpha(alpha, *, integer: bool = False, name: str = "alpha") -> Fraction:
-    """A Rényi order α > 1 (finite), exact; ``integer=True`` also requires α ∈ Z."""
-    a = to_fraction(name, alpha)
-    if a <= 1:
-        raise ParameterError(f"{name} must be > 1, got {alpha!r}")
-    if integer and a.denominator != 1:
-        raise ParameterError(f"{name} must be an integer > 1, got {alpha!r}")
-    return a
-
-
-def check_delta(delta, name: str = "delta") -> Fraction:
-    """δ in the open interval (0, 1), exact."""
-    return check_positive_fraction(name, delta, upper=1)
-
-
 def check_sensitivity(value, *, integer: bool) -> Fraction:
     """Sensitivity Δ > 0; an integer for mechanisms on integer-valued queries."""
     if integer:
@@ -106,8 +91,8 @@ def alphas(alpha, *, integer: bool = False) -> tuple[list[Fraction], bool]:
     """Validate a scalar or sequence of orders; returns (orders, was_scalar)."""
     if is_sequence(alpha):
         seq = np.asarray(alpha, dtype=object).ravel().tolist()
-        return [check_alpha(a, integer=integer) for a in seq], False
-    return [check_alpha(alpha, integer=integer)], True
+        return [check_order("alpha", a, integer=integer) for a in seq], False
+    return [check_order("alpha", alpha, integer=integer)], True
 
 
 def curve_output(values: Sequence, scalar: bool):

@@ -32,13 +32,12 @@ from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
 from privtools.exact.divergence import gaussian_sum_renyi, renyi_shift
 from privtools.noise import Skellam
-from privtools.validation import check_int
+from privtools.validation import check_int, check_order
 
 from ._numeric import (
     BASE_DPS,
     DEFAULT_ORDERS,
     Curve,
-    check_alpha,
     is_sequence,
     mpf,
 )
@@ -198,7 +197,7 @@ def _check_orders(orders) -> tuple:
     if not is_sequence(orders) or len(orders) == 0:
         raise ParameterError("orders must be a non-empty sequence of numbers > 1")
     for o in orders:
-        check_alpha(o, name="orders")
+        check_order("orders", o)
     return tuple(orders)
 
 

@@ -21,12 +21,16 @@ from fractions import Fraction
 import mpmath
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int, check_nonneg, check_positive_fraction
+from privtools.validation import (
+    check_int,
+    check_nonneg,
+    check_positive_fraction,
+    check_probability,
+)
 
 from ._numeric import (
     BASE_DPS,
     Curve,
-    check_delta,
     eval_rdp,
     is_sequence,
     mpf,
@@ -123,7 +127,7 @@ def advanced_composition(eps, delta, k, delta_prime) -> ApproxDP:
     if d >= 1:
         raise ParameterError(f"delta must be < 1, got {delta!r}")
     k = check_int("k", k, minimum=1)
-    dp = check_delta(delta_prime, name="delta_prime")
+    dp = check_probability("delta_prime", delta_prime)
     with mpmath.workdps(BASE_DPS + 10):
         ev = mpf(e)
         eps_total = mpmath.sqrt(2 * k * -mpmath.log(mpf(dp))) * ev + k * ev * mpmath.expm1(ev)
@@ -137,7 +141,7 @@ def theorem7_per_mechanism_epsilon(eps_total, k, delta_prime) -> float:
     safe side)."""
     e = check_positive_fraction("eps_total", eps_total, upper=1)
     k = check_int("k", k, minimum=1)
-    dp = check_delta(delta_prime, name="delta_prime")
+    dp = check_probability("delta_prime", delta_prime)
     with mpmath.workdps(BASE_DPS + 10):
         val = mpf(e) / (2 * mpmath.sqrt(2 * k * -mpmath.log(mpf(dp))))
         return -up(-val)

@@ -30,15 +30,13 @@ from fractions import Fraction
 import mpmath
 
 from privtools.errors import ParameterError
-from privtools.validation import check_nonneg
+from privtools.validation import check_nonneg, check_order, check_probability
 
 from ._numeric import (
     BASE_DPS,
     DEFAULT_ORDERS,
     FunctionCurve,
     as_value,
-    check_alpha,
-    check_delta,
     eval_rdp,
     guard_dps,
     is_sequence,
@@ -102,13 +100,13 @@ def _check_method(method: str, allowed=METHODS) -> str:
 def _orders_and_values(rdp, orders) -> list[tuple[Fraction, mpmath.mpf]]:
     """Validated (order, ε(order)) pairs from a callable or a mapping {α: ε}."""
     if isinstance(rdp, Mapping):
-        items = {check_alpha(k, name="orders"): k for k in rdp}
+        items = {check_order("orders", k): k for k in rdp}
         if orders is None:
             chosen = sorted(items)
         else:
             if not is_sequence(orders):
                 raise ParameterError("orders must be a sequence of numbers > 1")
-            chosen = [check_alpha(o, name="orders") for o in orders]
+            chosen = [check_order("orders", o) for o in orders]
             missing = [order_value(o) for o in chosen if o not in items]
             if missing:
                 raise ParameterError(f"orders {missing} are not keys of the rdp mapping")
@@ -121,7 +119,7 @@ def _orders_and_values(rdp, orders) -> list[tuple[Fraction, mpmath.mpf]]:
         orders = DEFAULT_ORDERS
     if not is_sequence(orders) or len(orders) == 0:
         raise ParameterError("orders must be a non-empty sequence of numbers > 1")
-    chosen = sorted({check_alpha(o, name="orders") for o in orders})
+    chosen = sorted({check_order("orders", o) for o in orders})
     return [(a, eval_rdp(rdp, a)) for a in chosen]
 
 
@@ -179,7 +177,7 @@ def rdp_to_dp(rdp: Callable | Mapping, delta, orders=None, method: str = "lemma1
     :class:`EpsilonResult` (``eps, order = rdp_to_dp(...)``); ε is max(0, ·), rounded up.
     """
     _check_method(method)
-    d = check_delta(delta)
+    d = check_probability("delta", delta)
     pairs = _orders_and_values(rdp, orders)
     with mpmath.workdps(_dps_for(pairs)):
         log_delta = mpmath.log(mpf(d))
@@ -265,7 +263,7 @@ def zcdp_to_dp(rho, delta, method: str = "lemma10", *, tv_bound: bool = True
     """
     _check_method(method, _ZCDP_METHODS)
     r = check_nonneg("rho", rho)
-    d = check_delta(delta)
+    d = check_probability("delta", delta)
     if r == 0:
         return EpsilonResult(0.0, None, up(d), method)
     # α − 1 ~ √(log(1/δ)/ρ) · 2^k must stay distinct from 0 at the working precision
@@ -303,7 +301,7 @@ def cdp_to_dp(epsilon, delta, method: str = "lemma10") -> EpsilonResult:
     The closed form equals ``zcdp_to_dp(ε²/2, δ, "standard")``."""
     _check_method(method, _CDP_METHODS)
     e = check_nonneg("epsilon", epsilon)
-    d = check_delta(delta)
+    d = check_probability("delta", delta)
     if method == "lemma10":
         res = zcdp_to_dp(e * e / 2, d, "lemma10", tv_bound=False)
         return EpsilonResult(res.epsilon, res.order, res.delta, method)

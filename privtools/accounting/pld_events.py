@@ -33,6 +33,7 @@ from privtools.certified import balls as _arb
 from privtools.errors import ParameterError
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.proven import proven
 
 from .events import (
     ComposedEvent,
@@ -109,6 +110,7 @@ class _Lattice(Release):
         return PrivacyLossDistribution((upper, lower))
 
 
+@proven("fact2_tail")  # the masses of x <= 0 and x >= Δ
 def _discrete_laplace(ev: DiscreteLaplaceEvent) -> _Lattice:
     b, d = ev.scale, ev.sensitivity
     with _arb.precision(DEFAULT_PREC + 32):

@@ -2,7 +2,7 @@
 
 Every exact quantity is computed as an Arb ball ``[mid ± rad]`` that provably contains the
 true value; a value is "correct to ``dps`` digits" when ``rad <= 10**-dps * |mid|``. The
-public API hands out ``mpmath.mpf`` midpoints (DESIGN.md), the balls stay available for
+public API hands out ``mpmath.mpf`` midpoints, the balls stay available for
 the verification engine.
 
 Arb's working precision is a global of python-flint; :func:`precision` sets and restores it.
@@ -34,6 +34,12 @@ __all__ = [
     "upper_mpf",
     "has_digits",
     "nonneg",
+    "working_bits",
+    "lower_end",
+    "upper_end",
+    "exact_nonneg",
+    "exact_max",
+    "exact_min",
 ]
 
 
@@ -68,12 +74,14 @@ def to_arb(x) -> arb:
 
 def from_mpf(x) -> arb:
     """The exact Arb value of a finite mpmath number (the working precision is raised to
-    hold its mantissa)."""
-    x = mpmath.mpf(x)
+    hold its mantissa; an mpf is read as it is — ``mpmath.mpf(x)`` would round it to the
+    current mpmath precision, to nearest)."""
+    x = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)
     if x == 0:
         return arb(0)
-    man, exp = x.man_exp
-    man, exp = int(man), int(exp)
+    man, exp = x.man_exp            # mpmath's man_exp drops the sign: take it from x
+    man, exp = abs(int(man)), int(exp)
+    man = -man if x < 0 else man
     with precision(max(int(flint.ctx.prec), man.bit_length() + 8)):
         return arb(man) * arb(2) ** exp
 
@@ -81,6 +89,39 @@ def from_mpf(x) -> arb:
 def nonneg(x: arb) -> arb:
     """Intersect a ball with [0, inf): for quantities known to be non-negative."""
     return x.nonnegative_part()
+
+
+def working_bits(dps: int, extra: int = 0) -> int:
+    """Arb precision for an engine that certifies ``dps`` digits: the digits' bits, two
+    guard words and ``extra`` bits (e.g. the bit length of a number of summands)."""
+    return bits_for_dps(dps) + 2 * GUARD_BITS + extra
+
+
+def lower_end(x: arb) -> arb:
+    """The lower end ``mid − rad`` of a ball as an exact Arb value, rounded down to the
+    working precision (call inside a precision context at least as fine as the ball's)."""
+    return x.lower()
+
+
+def upper_end(x: arb) -> arb:
+    """The upper end ``mid + rad`` of a ball as an exact Arb value, rounded up (see
+    :func:`lower_end`)."""
+    return x.upper()
+
+
+def exact_nonneg(x: arb) -> arb:
+    """max(0, x) for an exact Arb value (an end from :func:`lower_end` / :func:`upper_end`)."""
+    return x if x > 0 else arb(0)
+
+
+def exact_max(a: arb, b: arb) -> arb:
+    """max(a, b) for exact Arb values."""
+    return a if a > b else b
+
+
+def exact_min(a: arb, b: arb) -> arb:
+    """min(a, b) for exact Arb values."""
+    return a if a < b else b
 
 
 def _arf_to_mpf(x: arb) -> mpmath.mpf:

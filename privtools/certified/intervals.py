@@ -13,16 +13,18 @@ builders work at a precision that holds the ends exactly.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
 
+from ..errors import ParameterError
 from . import balls
 
 Interval = type(mpmath.mpi(0, 1))
 
-__all__ = ["Interval", "ends", "interval", "from_ball", "lower", "upper", "exact_rational",
-           "fraction_bounds", "decide_le"]
+__all__ = ["Interval", "ends", "interval", "from_ball", "outward", "infinite", "interval_max",
+           "precision_of", "lower", "upper", "exact_rational", "fraction_bounds", "decide_le"]
 
 
 def ends(iv) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -55,13 +57,49 @@ def from_ball(x, clip=None) -> Interval:
     return interval(lo, hi)
 
 
+def outward(lo, hi, bits: int) -> Interval:
+    """An interval from ends that are mpf (or ±inf) or exact Arb values (their exact
+    midpoints are taken), each end rounded outward to ``max(bits, 53)`` bits."""
+    with mpmath.workprec(max(bits, 53)):
+        a = lo if isinstance(lo, mpmath.mpf) else balls.to_mpf(lo)
+        b = hi if isinstance(hi, mpmath.mpf) else balls.to_mpf(hi)
+        return mpmath.mpi(a, b)
+
+
+def infinite() -> Interval:
+    """The interval ``[+inf, +inf]`` (a divergence that is infinite for certain)."""
+    return mpmath.mpi(mpmath.inf, mpmath.inf)
+
+
+def interval_max(xs) -> Interval:
+    """An interval containing the max of the quantities each interval of ``xs`` contains:
+    ``[max of the lower ends, max of the upper ends]``, held exactly."""
+    pairs = [ends(x) for x in xs]
+    a = max(e[0] for e in pairs)
+    b = max(e[1] for e in pairs)
+    prec = max(_mpf_prec(v) for e in pairs for v in e)
+    with mpmath.workprec(prec):
+        return mpmath.mpi(a, b)
+
+
+def _mpf_prec(v: mpmath.mpf) -> int:
+    if not mpmath.isfinite(v) or v == 0:
+        return 53
+    return max(53, int(v.man_exp[0]).bit_length() + 2)
+
+
+def precision_of(x) -> int:
+    """Bits (at least 53) that hold both ends of an interval exactly."""
+    return max(_mpf_prec(v) for v in ends(x))
+
+
 def upper(value) -> mpmath.mpf:
     """A certified upper end of an interval, an Arb ball, or a plain number."""
     if isinstance(value, Interval):
         return ends(value)[1]
     if hasattr(value, "upper") and hasattr(value, "mid") and callable(value.upper):
         return balls.upper_mpf(value)
-    return mpmath.mpf(value)
+    return _number_end(value, 1)
 
 
 def lower(value) -> mpmath.mpf:
@@ -70,7 +108,21 @@ def lower(value) -> mpmath.mpf:
         return ends(value)[0]
     if hasattr(value, "upper") and hasattr(value, "mid") and callable(value.upper):
         return balls.lower_mpf(value)
-    return mpmath.mpf(value)
+    return _number_end(value, 0)
+
+
+def _number_end(value, side: int) -> mpmath.mpf:
+    """A plain number as an mpf end: an mpf as it is, a Fraction rounded outward (``side``
+    0: down, 1: up), an int or float exactly."""
+    if isinstance(value, mpmath.mpf):
+        return value
+    if isinstance(value, Fraction):
+        return fraction_bounds(value)[side]
+    if isinstance(value, int):
+        with mpmath.workprec(max(53, value.bit_length() + 2)):
+            return mpmath.mpf(value)
+    with mpmath.workprec(max(53, mpmath.mp.prec)):
+        return mpmath.mpf(value)
 
 
 def exact_rational(x) -> Fraction | None:
@@ -78,8 +130,9 @@ def exact_rational(x) -> Fraction | None:
     x = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
     if not mpmath.isfinite(x):
         return None
-    man, exp = x.man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    man, exp = x.man_exp            # mpmath's man_exp drops the sign: take it from x
+    q = Fraction(abs(int(man))) * Fraction(2) ** int(exp)
+    return -q if x < 0 else q
 
 
 def fraction_bounds(q: Fraction, bits: int = 64) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -92,25 +145,44 @@ def fraction_bounds(q: Fraction, bits: int = 64) -> tuple[mpmath.mpf, mpmath.mpf
                 mpmath.fdiv(num, den, prec=bits, rounding="c"))
 
 
+def _exact_value(name: str, x):
+    """The exact value of a real number as a Fraction, or ``±math.inf``; NaN -> ParameterError.
+    Fractions, ints, floats and mpf numbers are read exactly (an mpf or float at its binary
+    value, whatever the current mpmath precision)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, float):
+        if math.isnan(x):
+            raise ParameterError(f"{name} is NaN")
+        return x if math.isinf(x) else Fraction(x)
+    x = x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)
+    if mpmath.isnan(x):
+        raise ParameterError(f"{name} is NaN")
+    if mpmath.isinf(x):
+        return math.inf if x > 0 else -math.inf
+    return exact_rational(x)
+
+
 def decide_le(value, bound) -> bool | None:
     """Is the enclosed value ``<= bound``? ``True`` when the upper end is, ``False`` when the
-    lower end is above, ``None`` when the interval straddles ``bound`` (undecided).
+    lower end is above, ``None`` when the interval straddles ``bound`` (undecided). The
+    comparisons are exact: both ends and the bound are read as exact rationals (or ±inf), so
+    an end equal to the bound decides ``True`` for the upper end and not ``False`` for the
+    lower one.
 
     ``value``: an :data:`Interval`, an Arb ball or a pair ``(lo, hi)`` (``lo`` may be None:
-    only an upper bound is known). ``bound``: compared as an exact rational (a float or mpf
-    at its binary value)."""
+    only an upper bound is known; ends may be ±inf). ``bound``: a Fraction, int, float or
+    mpf (a float or mpf at its binary value; pass ``Fraction(1, 10**30)`` for the decimal
+    10⁻³⁰), or ±inf. A NaN end or bound raises ParameterError."""
     if isinstance(value, tuple):
         lo, hi = value
     else:
         lo, hi = lower(value), upper(value)
-    b = bound if isinstance(bound, Fraction) else (
-        Fraction(bound) if isinstance(bound, int) else exact_rational(mpmath.mpf(bound)))
-    hi_q = exact_rational(hi)
-    if hi_q is not None and hi_q <= b:
+    b = _exact_value("bound", bound)
+    if _exact_value("upper end", hi) <= b:
         return True
-    lo_q = None if lo is None else exact_rational(lo)
-    if lo_q is not None and lo_q > b:
-        return False
-    if lo is not None and mpmath.isinf(lo) and lo > 0:
+    if lo is not None and _exact_value("lower end", lo) > b:
         return False
     return None

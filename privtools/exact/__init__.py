@@ -1,7 +1,7 @@
 """The exact engine: certified answers about noise laws, beneath planning, accounting and the
 judge.
 
-The verification path mirrors the protocol's data flow (DESIGN.md): share → n-fold sum →
+The verification path mirrors the protocol's data flow: share → n-fold sum →
 shift by the sensitivity → wrap mod m → divergence between the two views.
 
     P = sum_pmf(share, n, dps=50)     # certified PMF of the total noise (ExactPMF)

@@ -1,7 +1,7 @@
 """Exact PMF of the sum of n i.i.d. noise shares — the total noise the analyzer sees.
 
 Closed forms are used where the papers give them (and the symbolic checks in
-``verification.exact.symbolic`` prove them):
+``verification.proofs`` prove them):
 
 * Pólya-difference shares with n·r = 1 sum to Lap_Z(b) (Fact 1 (000)); otherwise to the
   Pólya difference with r' = n·r;
@@ -30,6 +30,7 @@ from privtools.certified.rounding import add_up
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF, _certified_balls, _check_tail
 from privtools.noise import DiscreteLaplace, IntegerDistribution, PolyaDifference
+from privtools.proven import proven
 from privtools.validation import check_dps, check_int
 
 __all__ = ["sum_pmf", "convolve", "closed_form_sum"]
@@ -37,6 +38,7 @@ __all__ = ["sum_pmf", "convolve", "closed_form_sum"]
 _METHODS = ("auto", "closed-form", "convolve")
 
 
+@proven("fact1_infinite_divisibility", "skellam_closure", "polya_pgf")
 def closed_form_sum(share: IntegerDistribution, n: int) -> IntegerDistribution | None:
     """The law of the n-fold sum when the share's law states a closed form
     (``share.sum_of(n)``: Skellam closure, Pólya closure), else None. A Pólya difference with

@@ -46,7 +46,7 @@ import numpy as np
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
-from privtools.errors import ParameterError
+from privtools.errors import CertificationError, ParameterError
 
 __all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
            "DigitLaplaceSampler", "GaussianRejectionSampler", "LogConcaveRejectionSampler",
@@ -158,7 +158,7 @@ def dyadic_weights(balls: list[arb], tail_upper: Fraction) -> tuple[list[int], F
     mode = max(range(len(w)), key=w.__getitem__)
     w[mode] += _ONE - sum(w)
     if w[mode] < 0:
-        raise ArithmeticError("table weights do not sum to one")
+        raise CertificationError("table weights do not sum to one")
     # |w_k − p_k 2^64| <= max(w_k − lo_k 2^64, hi_k 2^64 − w_k), each end rounded outward
     err = 0
     for wk, (lo, hi) in zip(w, bounds):
@@ -467,7 +467,7 @@ class LogConcaveRejectionSampler(_Rejection):
             gx = G(x)
             for nb in (x - 1, x + 1):
                 if nb >= 0 and not (gx >= G(nb)):
-                    raise ArithmeticError("could not certify the rejection constant")
+                    raise CertificationError("could not certify the rejection constant")
             up = _arb.upper_mpf(gx)
         return Fraction(math.ceil(up * (1 + mpmath.mpf(2) ** -40) * 2**40), 2**40)
 

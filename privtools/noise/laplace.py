@@ -19,6 +19,7 @@ import numpy as np
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
+from privtools.proven import proven
 from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
@@ -57,10 +58,12 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def center(self) -> int:
         return 0
 
+    @proven("fact2_tail")  # the normalising constant tanh(a/2)
     def _logpmf(self, k):
         a = self._a
         return math.log(math.tanh(a / 2)) - a * np.abs(k).astype(float)
 
+    @proven("fact2_tail")
     def _log_upper_tail(self, k):
         # Fact 2: P(X > k) = e^{-a(k+1)}/(1 + e^{-a}) for k >= 0.
         a = self._a
@@ -112,6 +115,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _arb_inv_scale(self) -> arb:
         return _arb.to_arb(1 / self.scale)
 
+    @proven("fact2_tail")  # the normalising constant tanh(a/2)
     def _arb_pmf(self, k: int) -> arb:
         a = self._arb_inv_scale()
         return (a / 2).tanh() * (-a * abs(k)).exp()
@@ -128,6 +132,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
             cur = cur * (r if k >= 0 else rinv)
         return out
 
+    @proven("fact2_tail")
     def _arb_upper_tail(self, t: int) -> arb | None:
         if t < 0:
             return None
@@ -135,6 +140,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         return (-a * (t + 1)).exp() / (1 + (-a).exp())
 
     # ---------------------------------------------------------------- facts
+    @proven("fact1_infinite_divisibility")  # the closed-form Laurent series (PGF) of Lap_Z
     def log_cf_ball(self, theta: arb) -> arb:
         """log φ(θ), φ(θ) = E e^{iθX} = (1 − r)²/(1 − 2r cos θ + r²)
         = 1/(1 + 4r sin²(θ/2)/(1 − r)²), r = e^{−1/b}: real, positive and decreasing on
@@ -143,6 +149,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         r, one_m_r = (-a).exp(), -((-a).expm1())
         return -(1 + 4 * r * (theta / 2).sin() ** 2 / (one_m_r * one_m_r)).log()
 
+    @proven("fact1_infinite_divisibility")  # the closed-form Laurent series (PGF) of Lap_Z
     def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
         """Certified upper bound on log P(S_n >= u), S_n a sum of n i.i.d. copies:
         MGF (1 − r)²/((1 − re^λ)(1 − re^{−λ})) for 0 < λ < 1/b, so
@@ -174,6 +181,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         log_mgf = 2 * one_m_r.log() - lead.log() - (1 - ra * (-lam).exp()).log()
         return n * log_mgf - lam * u
 
+    @proven("fact2_tail")
     def two_sided_tail_ball(self, t: int) -> arb:
         """Fact 2 (000): P(|X| > t) = 2e^{−(t+1)/b}/(1 + e^{−1/b}) for t >= 0, in closed
         form."""
@@ -206,6 +214,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
             first = first + second
         return first.log() / (aa - 1)
 
+    @proven("fact2_tail")
     def shift_hockey_stick_ball(self, d: int, eps) -> arb:
         """``δ(ε)`` for ``Lap_Z(b) + d`` vs ``Lap_Z(b)``: the privacy loss
         ``L(x) = (|x| − |x − d|)/b`` is non-decreasing in x, so ``{L > ε} = {x >= x0}`` with
@@ -228,6 +237,7 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
         return ge(x0 - d) - _arb.to_arb(eps).exp() * ge(x0)
 
     # ---------------------------------------------------------------- shares
+    @proven("fact1_infinite_divisibility")
     def shares(self, n: int):
         """Fact 1 (000): one user's share, Pólya(1/n, e^{-1/b}) − Pólya(1/n, e^{-1/b});
         n i.i.d. shares sum to exactly Lap_Z(b)."""

@@ -32,6 +32,7 @@ import scipy.stats as st
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
+from privtools.proven import proven
 from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
@@ -246,6 +247,7 @@ class Polya(_PolyaParams, IntegerDistribution):
         )
         return log_p.exp()
 
+    @proven("polya_pgf")  # the ratio p(k+1)/p(k) = β(k + r)/(k + 1), part (b)
     def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
         out = [arb(0)] * max(0, min(hi, -1) - lo + 1)
         start = max(lo, 0)
@@ -274,12 +276,14 @@ class Polya(_PolyaParams, IntegerDistribution):
             return None
         return sum(self._arb_pmf_range(0, t - 1), arb(0))
 
+    @proven("polya_pgf")
     def sum_of(self, n: int) -> Polya:
         """n i.i.d. Pólya(r, β) sum to Pólya(nr, β) (negative binomials add their r)."""
         if self.scale is not None:
             return Polya(self.r * n, scale=self.scale)
         return Polya(self.r * n, self.beta)
 
+    @proven("polya_pgf")
     def shares(self, n: int) -> Polya:
         """n i.i.d. Pólya(r/n, β) sum to Pólya(r, β) (negative binomial closure)."""
         n = check_n(n)
@@ -334,6 +338,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
             return (self.pmf_balls(0, 0, prec)[0] / self.pmf_balls(d, d, prec)[0]).log()
         return -d * self._arb_beta().log()
 
+    @proven("fact1_infinite_divisibility")  # r = 1: exactly Lap_Z (Fact 1 with n = 1)
     def _logpmf(self, k):
         k = np.abs(np.asarray(k, dtype=np.int64))
         if self.r == 1:  # Theorem 5's central noise: exactly Lap_Z, p(k) = (1-β)/(1+β) β^|k|
@@ -380,6 +385,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
             return Polya(self.r, scale=self.scale)
         return Polya(self.r, self.beta)
 
+    @proven("polya_difference_recurrence")  # the ₂F₁ closed form, part (c)
     def _logpmf_points(self, k):
         """Closed form through scipy's ₂F₁, Arb where scipy fails."""
         k = np.asarray(k, dtype=np.int64)
@@ -400,14 +406,16 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
                 out[bad] = [float(self._arb_pmf(int(x)).log()) for x in k[bad]]
         return out
 
+    @proven("polya_difference_recurrence")
     def _logpmf_range(self, lo: int, hi: int) -> np.ndarray:
         """log p(k) for k = lo..hi (0 <= lo <= hi) by the three-term recurrence
 
             β(n + 1 − r) p_{n+1} = (1 + β²) n p_n − β(n − 1 + r) p_{n−1}
 
-        (proved from the PGF in ``verification.exact.symbolic``), run backward in ratio
-        form R_n = p_n/p_{n+1} — the stable direction, p being the minimal solution — from
-        two closed-form anchors at hi and hi + 1. The numerator never cancels badly:
+        (proved from the PGF by ``verification.proofs.polya_difference_recurrence``), run
+        backward in ratio form R_n = p_n/p_{n+1} — the stable direction, p being the minimal
+        solution — from two closed-form anchors at hi and hi + 1. The numerator never cancels
+        badly:
         (1 + β²)n − β(n + 1 − r)/R_n ≈ n(1 + β²) − β²n = n.
         """
         anchors = self._logpmf_points(np.array([hi, hi + 1]))
@@ -453,6 +461,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
             return self._arb_pmf_hypergeometric(k, series=True)
         return self._arb_pmf_range(k, k)[0]
 
+    @proven("polya_difference_recurrence")  # the ₂F₁ closed form, part (c)
     def _arb_pmf_hypergeometric(self, k: int, series: bool = False) -> arb:
         """Closed form through ₂F₁ (an independent check of the convolution). Arb's ₂F₁
         loses accuracy for large |k|; ``series=True`` sums the defining series instead:
@@ -520,6 +529,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
             return None
         return self._arb_pmf(t + 1) / (1 - rho)
 
+    @proven("polya_pgf", "fact1_infinite_divisibility")
     def sum_of(self, n: int) -> PolyaDifference:
         """n i.i.d. Pólya(r, β) differences sum to the Pólya(nr, β) difference (at nr = 1 that
         is Lap_Z(b), Fact 1 (000): :func:`privtools.exact.closed_form_sum` names it so)."""
@@ -527,6 +537,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
             return PolyaDifference(self.r * n, scale=self.scale)
         return PolyaDifference(self.r * n, self.beta)
 
+    @proven("polya_pgf")
     def shares(self, n: int) -> PolyaDifference:
         """n i.i.d. PolyaDifference(r/n, β) sum to PolyaDifference(r, β)."""
         n = check_n(n)

@@ -27,6 +27,7 @@ import scipy.special as sc
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
+from privtools.proven import proven
 from privtools.validation import check_float_range, check_location, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
@@ -141,6 +142,7 @@ class Skellam(SymmetricIntegerDistribution):
     def _arb_pmf(self, k: int) -> arb:
         return self._arb_x().bessel_i(abs(k - self.mu), scaled=True)
 
+    @proven("skellam_bessel_recurrence")
     def _arb_pmf_range(self, lo: int, hi: int) -> list[arb]:
         a, b = lo - self.mu, hi - self.mu
         top = max(abs(a), abs(b))
@@ -163,6 +165,7 @@ class Skellam(SymmetricIntegerDistribution):
         return pj * pj / (pj - pj1)
 
     # ---------------------------------------------------------------- facts
+    @proven("skellam_closure")  # the Skellam PGF
     def log_cf_ball(self, theta: arb) -> arb:
         """log φ(θ) for the centred law: φ(θ) = exp(v(cos θ − 1)) = exp(−2v sin²(θ/2)) (real,
         positive, non-increasing on [0, π])."""
@@ -170,6 +173,7 @@ class Skellam(SymmetricIntegerDistribution):
             raise ParameterError("the characteristic function is real only for mu = 0")
         return -2 * self._arb_x() * (theta / 2).sin() ** 2
 
+    @proven("skellam_closure")  # the Skellam PGF and closure under sums
     def log_chernoff_ball(self, u: int, n: int = 1) -> arb:
         """Certified upper bound on log P(S_n − nμ >= u) for a sum of n copies (Sk(0, nv)):
         MGF exp(nv(cosh λ − 1)), so P <= exp(nv(cosh λ − 1) − λu) at λ = asinh(u/(nv))
@@ -197,11 +201,13 @@ class Skellam(SymmetricIntegerDistribution):
         """D_∞ of a shift is +∞: the log-ratio log p(y)/p(y + d) grows without bound in y."""
         return None
 
+    @proven("skellam_closure")
     def sum_of(self, n: int) -> Skellam:
         """Skellam closure (000 §5): n i.i.d. Sk(μ, v) sum to Sk(nμ, nv)."""
         return Skellam(self.variance * n, self.mu * n)
 
     # ---------------------------------------------------------------- shares
+    @proven("skellam_closure")
     def shares(self, n: int) -> Skellam:
         """Theorem 2 (000): each of n users adds Sk(0, var/n); the shares sum to Sk(0, var)."""
         n = check_n(n)

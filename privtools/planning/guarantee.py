@@ -28,6 +28,7 @@ from privtools.accounting import PldEpsilon, cdp_to_dp, discrete_gaussian_sum_cd
 from privtools.accounting import theorem2_rdp as _theorem2_rdp
 from privtools.certified.intervals import ends, exact_rational, fraction_bounds, interval
 from privtools.errors import ParameterError
+from privtools.validation import check_probability
 
 from .participation import per_user_epsilon
 from .plan import Plan
@@ -59,17 +60,6 @@ def _num(q: Fraction) -> str:
 
 def _delta(d) -> str:
     return f"{float(d):.3g}"
-
-
-def _check_delta(delta) -> Fraction:
-    """δ in [0, 1) as an exact rational (a float at its binary value), else ParameterError."""
-    try:
-        dq = Fraction(delta)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"delta must be a number in [0, 1), got {delta!r}") from None
-    if not 0 <= dq < 1:
-        raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
-    return dq
 
 
 def _view_params(plan: Plan) -> TheoremParams:
@@ -105,7 +95,7 @@ def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> P
     if delta is None:
         dq = plan.p if plan.delta is None else plan.delta - (plan.participation_failure or 0)
     else:
-        dq = _check_delta(delta)
+        dq = check_probability("delta", delta, zero=True)
     profile = _profile(plan)
     if dq == 0:
         if plan.privacy != "pure-dp":
@@ -211,7 +201,7 @@ def guarantee(plan: Plan, certificate: PldEpsilon | None = None, delta=None, *,
         if plan.theorem == 6:
             return f"each user's message is {eps}-DP (local trust; ε exact, Fact 2)"
         return f"each batch's server view is {eps}-DP for every user (ε exact, Fact 2)"
-    dl = plan.p if delta is None else _check_delta(delta)
+    dl = plan.p if delta is None else check_probability("delta", delta, zero=True)
     if dl == 0:
         raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have no "
                              "finite pure ε")

@@ -31,6 +31,7 @@ import mpmath
 
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, IntegerDistribution, Skellam
+from privtools.proven import proven
 from privtools.validation import POINT_LIMIT, check_int, check_positive_fraction
 
 __all__ = ["TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS"]
@@ -103,6 +104,7 @@ def _tau(x: mpmath.mpf, eps: Fraction, n: int, p: Fraction, g: int, c=None) -> i
     return _ceil_real(x, "tau")
 
 
+@proven("fact2_tail")  # τ of Theorems 1, 3 and 5: the Lap_Z tail
 def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremParams:
     """Parameters of ``theorem`` (1 to 6) for a batch of ``n`` users.
 

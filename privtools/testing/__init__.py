@@ -151,8 +151,7 @@ class ExactResult:
 
 
 def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
-    import mpmath
-
+    from privtools.certified import decide_le, ends, interval, rounding
     from verification import divergence as dv
 
     quantity = "epsilon" if delta == 0 else "delta"
@@ -169,7 +168,7 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
         if mechanism.m is not None:
             # the mod-m view is a post-processing of the release on Z: its divergence is
             # at most the one on Z (cheap, often closed form); wrap only when that is needed
-            if float(mpmath.mpf(iv.b)) <= (eps if delta == 0 else delta):
+            if decide_le(iv, eps if delta == 0 else delta) is True:
                 quantity += " on Z (an upper bound for the mod-m view)"
             else:
                 iv = on(mechanism.m)
@@ -181,14 +180,16 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
             iv = dv.llr(P, Q)
         else:
             pq, qp = dv.hockey_stick(P, Q, eps), dv.hockey_stick(Q, P, eps)
-            iv = mpmath.mpi(max(pq.a, qp.a), max(pq.b, qp.b))
+            (pa, pb), (qa, qb) = ends(pq), ends(qp)
+            iv = interval(max(pa, qa), max(pb, qb))
     else:
         raise ParameterError("exact=True needs a NoisyQuery or a mechanism with "
                              "output_law(dataset) -> ExactPMF")
-    lo, hi = float(mpmath.mpf(iv.a)), float(mpmath.mpf(iv.b))
-    bound = eps if delta == 0 else delta
-    verdict = "pass" if hi <= bound else ("fail" if lo > bound else "inconclusive")
-    return ExactResult(verdict == "pass", verdict, eps, delta, (lo, hi), quantity)
+    decided = decide_le(iv, eps if delta == 0 else delta)     # exact, on the certified ends
+    verdict = "inconclusive" if decided is None else ("pass" if decided else "fail")
+    a, b = ends(iv)     # shown as floats rounded outward (display only, never compared)
+    value = (float(rounding.add_down(a, 0, prec=53)), float(rounding.add_up(b, 0, prec=53)))
+    return ExactResult(verdict == "pass", verdict, eps, delta, value, quantity)
 
 
 # ---------------------------------------------------------------- the assertions

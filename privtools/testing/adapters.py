@@ -40,7 +40,7 @@ import sys
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int
+from privtools.validation import check_int, check_probability
 
 __all__ = ["AdaptedMechanism", "opendp", "diffprivlib", "zcdp_epsilon"]
 
@@ -193,15 +193,6 @@ def _objects(outs: list) -> np.ndarray:
     return arr
 
 
-def _check_delta(delta) -> float | None:
-    if delta is None:
-        return None
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (
-            0.0 < float(delta) < 1.0):
-        raise ParameterError(f"delta must be a number in (0, 1), got {delta!r}")
-    return float(delta)
-
-
 def _check_datasets(datasets):
     """None, a hypothesis strategy, or a non-empty list of datasets (as
     :mod:`privtools.testing.strategies` takes them)."""
@@ -222,20 +213,19 @@ def _check_name(name) -> str | None:
 
 
 def zcdp_epsilon(rho, delta) -> float:
-    """ε of the (ε, δ)-DP that ρ-zCDP implies: ε = ρ + 2 √(ρ ln(1/δ)).
+    """ε of the (ε, δ)-DP that ρ-zCDP implies: ε = ρ + 2 √(ρ ln(1/δ)), rounded up.
 
     Bun & Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and
-    Lower Bounds" (TCC 2016), Proposition 1.3. (OpenDP's ``make_zCDP_to_approxDP`` uses the
-    tighter conversion of Canonne, Kamath & Steinke 2020; :func:`opendp` prefers it.)
+    Lower Bounds" (TCC 2016), Proposition 1.3 — computed by the accountant's one conversion,
+    :func:`privtools.accounting.zcdp_to_dp` (``method="standard"``). (OpenDP's
+    ``make_zCDP_to_approxDP`` uses the tighter conversion of Canonne, Kamath & Steinke 2020;
+    :func:`opendp` prefers it.)
     """
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not (
-            0.0 <= float(rho) < math.inf):
-        raise ParameterError(f"rho must be a finite number >= 0, got {rho!r}")
-    d = _check_delta(delta)
-    if d is None:
+    from privtools.accounting import zcdp_to_dp
+
+    if delta is None:
         raise ParameterError("delta must be a number in (0, 1), got None")
-    rho = float(rho)
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
+    return zcdp_to_dp(rho, delta, method="standard").epsilon
 
 
 # ====================================================================== OpenDP
@@ -568,7 +558,7 @@ def opendp(measurement, *, d_in=None, datasets=None, delta=None,
     if Measurement is None or not isinstance(measurement, Measurement):
         raise ParameterError(f"measurement must be an OpenDP Measurement, got "
                              f"{type(measurement).__name__}")
-    delta = _check_delta(delta)
+    delta = None if delta is None else float(check_probability("delta", delta))
     name = _check_name(name)
     datasets = _check_datasets(datasets)
     d_in = _default_d_in(measurement) if d_in is None else _coerce_d_in(measurement, d_in)

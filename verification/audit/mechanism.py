@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int, check_nonneg
+from privtools.validation import check_int, check_level, check_nonneg
 
 from . import guard
 from .draws import SELECT, TEST, Draws, root_seed
@@ -45,7 +45,6 @@ from .events import Event
 from .neighbours import check_pair
 from .select import LEARNERS, Choice, Sample, choose_event
 from .stats import (
-    check_alpha,
     claim_p_value,
     clopper_pearson,
     log_ratio_bound,
@@ -268,7 +267,7 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     n_samples = check_int("n_samples", n_samples, minimum=1)
     if n_samples < 200:
         raise ParameterError(f"n_samples must be >= 200 per dataset, got {n_samples}")
-    alpha = check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     if n_train is None:
         n_train = default_train(n_samples)
     n_train = check_int("n_train", n_train, minimum=100)

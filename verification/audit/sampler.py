@@ -36,12 +36,11 @@ import scipy.stats as st
 from privtools.certified.search import last_true
 from privtools.errors import ParameterError
 from privtools.noise import IntegerDistribution
-from privtools.validation import as_rng, check_int
+from privtools.validation import as_rng, check_int, check_level
 
 from ..gof import _TableLaw, g_test
 from . import guard
 from .bits import binade_code, binade_label, low_bits, trailing_zeros
-from .stats import check_alpha
 
 __all__ = ["SamplerAudit", "audit_sampler"]
 
@@ -371,7 +370,7 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     table = isinstance(reference, dict) and not _integer_keys(_check_table(reference))
     law = None if continuous or table else _Law(reference)
     n_samples = check_int("n_samples", n_samples, minimum=1)
-    alpha = check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     if n_samples < 1000:
         raise ParameterError(f"n_samples must be >= 1000 for a meaningful audit, got {n_samples}")
     gen = as_rng(rng)

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int
+from privtools.validation import check_int, check_level
 
 from . import guard
 from .draws import SEARCH, Draws, root_seed
 from .mechanism import MechanismAudit, check_claim, check_learners, run_audit
 from .neighbours import as_relation, canonical
 from .select import LEARNERS, Sample, choose_event
-from .stats import check_alpha, projected_bound
+from .stats import projected_bound
 
 __all__ = ["Counterexample", "search_counterexample"]
 
@@ -241,7 +241,7 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
     eps_claim, delta_f = check_claim(epsilon, delta)
     budget = check_int("budget", budget, minimum=4 * _MIN_DRAWS)
-    alpha = check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     max_datasets = check_int("max_datasets", max_datasets, minimum=1)
     max_pairs = check_int("max_pairs", max_pairs, minimum=1)
     if n_confirm is not None and max_draws is not None:

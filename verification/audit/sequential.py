@@ -60,7 +60,7 @@ import scipy.stats as st
 from scipy.special import logsumexp
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int
+from privtools.validation import check_int, check_level
 
 from . import guard
 from .draws import SEQUENTIAL, Draws, root_seed
@@ -68,7 +68,7 @@ from .events import Event
 from .mechanism import check_claim, check_learners
 from .neighbours import check_pair
 from .select import LEARNERS, Sample, choose_event
-from .stats import check_alpha, log_ratio_bound
+from .stats import log_ratio_bound
 
 __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_sequential",
            "FIRST_ROUND"]
@@ -249,7 +249,7 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
     eps, dlt = check_claim(epsilon, delta)
     max_samples, first = _check_budget(max_samples, first)
-    alpha = check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     learners = check_learners(learners)
     if features is not None and not callable(features):
         raise ParameterError("features must be callable as features(outputs) -> array")
@@ -428,7 +428,7 @@ def audit_sampler_sequential(sampler: Callable, reference, max_samples: int, rng
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(size, rng)")
     max_samples, first = _check_budget(max_samples, first)
-    alpha = check_alpha(alpha)
+    alpha = check_level("alpha", alpha)
     timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng)
     sampler = guard.wrap(sampler, "sampler", None)

@@ -28,18 +28,8 @@ import scipy.stats as st
 
 from privtools.errors import ParameterError
 
-__all__ = ["check_alpha", "clopper_pearson", "log_ratio_bound", "poisson_ratio_bound",
+__all__ = ["clopper_pearson", "log_ratio_bound", "poisson_ratio_bound",
            "projected_bound", "claim_p_value", "poisson_p_value", "candidate_prefixes"]
-
-
-def check_alpha(alpha) -> float:
-    """``alpha`` as a float in (0, 0.5], or a ParameterError naming it."""
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)):
-        raise ParameterError(f"alpha must be a float in (0, 0.5], got {alpha!r}")
-    a = float(alpha)
-    if not 0 < a <= 0.5:
-        raise ParameterError(f"alpha must be in (0, 0.5], got {alpha!r}")
-    return a
 
 
 def clopper_pearson(k, n, alpha: float, side: str):

@@ -58,6 +58,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from privtools.errors import ParameterError
+from privtools.proven import proven
 
 __all__ = [
     "paper_sigma_h",
@@ -70,6 +71,7 @@ __all__ = [
 ]
 
 
+@proven("fact2_tail")  # h of the Lap_Z totals
 def paper_sigma_h(name: str, epsilon: float | None, s: float = 1.0,
                   n: int | None = None) -> tuple[float, float]:
     """(σ, h) of Assumption 1 (000) for policy ``name`` in reward units (module docstring).

@@ -57,11 +57,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import as_rng, check_int
+from privtools.validation import as_rng, check_int, check_probability, to_fraction
 
-from ...accounting import zcdp_to_dp
+from ...accounting import ZCDPEvent, zcdp_to_dp
 from ..envs.linear import LinearEnv
 from ..runs import check_checkpoints
+from .ucb import PrivacyReport
 
 NAMES = ("adac-gope", "gope")
 NON_PRIVATE = frozenset({"gope"})
@@ -82,13 +83,6 @@ def _check_rho(name: str, epsilon, private: bool):
     if not math.isfinite(r) or r <= 0:
         raise ParameterError(f"rho must be finite and > 0, got {epsilon!r}")
     return r
-
-
-def _check_delta(delta) -> float:
-    p = float(delta)
-    if not 0 < p < 1:
-        raise ParameterError(f"delta must lie in (0, 1), got {delta!r}")
-    return p
 
 
 @dataclass(frozen=True)
@@ -138,8 +132,8 @@ def gope_policy(name: str, epsilon=None, s: int = 1, *, delta: float = 0.1,
         label = f"AdaC-GOPE (ρ={rho:g})" if rho is not None else "GOPE"
         if rho is not None and allocation == "sum":
             label = f"AdaC-GOPE-sum (ρ={rho:g})"
-    return GopeSpec(name, rho, check_int("s", s, minimum=1), _check_delta(delta), tol, label,
-                    allocation)
+    return GopeSpec(name, rho, check_int("s", s, minimum=1),
+                    float(check_probability("delta", delta)), tol, label, allocation)
 
 
 # ------------------------------------------------------------------------- design
@@ -353,30 +347,19 @@ def simulate_gope(spec: GopeSpec, env: LinearEnv, horizon: int, rng=None, *,
 
 
 # ------------------------------------------------------------------------ accounting
-@dataclass(frozen=True)
-class PrivacyReport:
-    """Privacy of one run of ``policy``: ``rho`` (each release and, as every reward enters
-    exactly one release, the whole run), ``delta``, ``epsilon`` (Lemma 10 / CKS20
-    conversion) and ``epsilon_standard`` (ρ + 2√(ρ log(1/δ)))."""
-
-    policy: str
-    rho: float
-    delta: float
-    epsilon: float
-    epsilon_standard: float
-
-
 def privacy_report(spec, delta) -> PrivacyReport:
-    """ρ-zCDP of a :class:`GopeSpec` or ``OfulSpec`` (``spec.epsilon`` holds ρ) and its
-    (ε, δ) by :func:`privtools.accounting.zcdp_to_dp`; ``ParameterError`` for the
-    non-private twins."""
+    """ρ-zCDP of a :class:`GopeSpec` or ``OfulSpec`` (``spec.epsilon`` holds ρ; as every
+    reward enters exactly one release, ρ is also the whole run's) and its (ε, δ) by
+    :func:`privtools.accounting.zcdp_to_dp`, as the one :class:`PrivacyReport` of the zCDP
+    bandits; ``ParameterError`` for the non-private twins."""
     rho = getattr(spec, "epsilon", None)
     if not getattr(spec, "private", False) or rho is None:
         raise ParameterError(f"{getattr(spec, 'name', spec)!r} is not private")
+    rho = to_fraction("rho", rho)
     lem = zcdp_to_dp(rho, delta)
     std = zcdp_to_dp(rho, delta, method="standard")
-    return PrivacyReport(spec.name, float(rho), float(delta), float(lem.epsilon),
-                         float(std.epsilon))
+    return PrivacyReport(spec.name, rho, ZCDPEvent(rho), float(delta), lem.epsilon,
+                         std.epsilon, 1, rho)
 
 
 __all__ = ["Design", "GopeSpec", "LinearRunResult", "PhaseRelease", "PrivacyReport",

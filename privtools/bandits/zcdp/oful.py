@@ -46,11 +46,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import as_rng, check_int
+from privtools.validation import as_rng, check_int, check_probability
 
 from ..envs.linear import ContextualEnv, check_actions
 from ..runs import check_checkpoints
-from .gope import LinearRunResult, PrivacyReport, _check_delta, _check_rho
+from .gope import LinearRunResult, PrivacyReport, _check_rho
 from .gope import privacy_report as privacy_report
 
 NAMES = ("adac-oful", "rs-oful")
@@ -99,7 +99,8 @@ def oful_policy(name: str, epsilon=None, s: int = 1, *, delta: float = 0.1,
             raise ParameterError(f"lam must be finite and > 0, got {lam!r}")
     if label is None:
         label = f"AdaC-OFUL (ρ={rho:g})" if rho is not None else "RS-OFUL"
-    return OfulSpec(name, rho, check_int("s", s, minimum=1), _check_delta(delta), lam, label)
+    return OfulSpec(name, rho, check_int("s", s, minimum=1),
+                    float(check_probability("delta", delta)), lam, label)
 
 
 def max_switches(d: int, horizon: int) -> int:

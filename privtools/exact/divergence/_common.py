@@ -1,4 +1,5 @@
-"""Validation, Arb helpers and the pair tables shared by the divergence engines."""
+"""Validation, x^α y^{1−α} and the pair tables shared by the divergence engines (the
+interval kit they use is :mod:`privtools.certified`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ import mpmath
 from flint import arb
 
 from privtools.certified import balls as _arb
+from privtools.certified.balls import exact_min as _amin
+from privtools.certified.balls import exact_nonneg as _nonneg
+from privtools.certified.balls import from_mpf as _mpf_to_arb
+from privtools.certified.balls import lower_end as _lo
+from privtools.certified.balls import upper_end as _hi
+from privtools.certified.balls import working_bits as _bits
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF
 from privtools.noise import IntegerDistribution
@@ -83,83 +90,9 @@ def _check_modulus(m):
     return check_int("m", m, minimum=2)
 
 
-# =========================================================================== arb helpers
-def _exact(x) -> arb:
-    """Arb ball for an int or Fraction (exact for ints and dyadic Fractions)."""
-    return _arb.to_arb(x)
-
-
-_mpf_to_arb = _arb.from_mpf
-
-
-def _lo(x: arb) -> arb:
-    """Exact lower end of a ball, rounded down to the working precision (call inside a
-    precision context at least as fine as the ball's)."""
-    return x.lower()
-
-
-def _hi(x: arb) -> arb:
-    return x.upper()
-
-
-def _nonneg(x: arb) -> arb:
-    """max(0, x) for an exact Arb value."""
-    return x if x > 0 else arb(0)
-
-
-def _amax(a: arb, b: arb) -> arb:
-    return a if a > b else b
-
-
-def _amin(a: arb, b: arb) -> arb:
-    return a if a < b else b
-
-
-def _to_mpf(x: arb) -> mpmath.mpf:
-    return _arb.to_mpf(x)
-
-
-def _interval(lo, hi, bits: int) -> mpmath.mpi:
-    """mpi from exact Arb endpoints (or mpf / inf); rounding is outward."""
-    with mpmath.workprec(max(bits, 53)):
-        a = lo if isinstance(lo, mpmath.mpf) else _to_mpf(lo)
-        b = hi if isinstance(hi, mpmath.mpf) else _to_mpf(hi)
-        return mpmath.mpi(a, b)
-
-
-def _inf_interval() -> mpmath.mpi:
-    return mpmath.mpi(_INF, _INF)
-
-
-def endpoints(x: mpmath.mpi) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """The exact endpoints of an ``mpmath.mpi`` as mpf numbers (``x.a``/``x.b`` are
-    interval objects; these keep every bit)."""
-    a, b = x._mpi_
-    return mpmath.mp.make_mpf(a), mpmath.mp.make_mpf(b)
-
-
-def _max_interval(xs: list[mpmath.mpi]) -> mpmath.mpi:
-    """Interval containing max of the quantities each interval contains."""
-    ends = [endpoints(x) for x in xs]
-    a = max(e[0] for e in ends)
-    b = max(e[1] for e in ends)
-    prec = max(_mpf_prec(v) for e in ends for v in e)
-    with mpmath.workprec(prec):
-        return mpmath.mpi(a, b)
-
-
-def _mpf_prec(v: mpmath.mpf) -> int:
-    if not mpmath.isfinite(v) or v == 0:
-        return 53
-    return max(53, int(v.man_exp[0]).bit_length() + 2)
-
-
-def _mpi_prec(x: mpmath.mpi) -> int:
-    return max(_mpf_prec(v) for v in endpoints(x))
-
-
-def _bits(dps: int, extra: int = 0) -> int:
-    return _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS + extra
+# =========================================================================== x^α y^{1−α}
+# The interval kit is privtools.certified (balls: exact ends of Arb balls, working bits;
+# intervals: building and reading mpmath.mpi); only the divergences' own formula is here.
 
 
 def _pow_pair(x: arb, y: arb, alpha: Fraction, alpha_arb: arb):

@@ -10,24 +10,24 @@ import mpmath
 from flint import arb
 
 from privtools.certified import balls as _arb
+from privtools.certified.balls import exact_max as _amax
+from privtools.certified.balls import exact_min as _amin
+from privtools.certified.balls import exact_nonneg as _nonneg
+from privtools.certified.balls import lower_end as _lo
+from privtools.certified.balls import to_arb as _exact
+from privtools.certified.balls import upper_end as _hi
+from privtools.certified.intervals import infinite as _inf_interval
+from privtools.certified.intervals import interval_max as _max_interval
+from privtools.certified.intervals import outward as _interval
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF
 
 from ._common import (
     _INF,
-    _amax,
-    _amin,
     _check_alpha,
     _check_delta,
     _check_eps,
     _check_pair,
-    _exact,
-    _hi,
-    _inf_interval,
-    _interval,
-    _lo,
-    _max_interval,
-    _nonneg,
     _Pair,
     _pair,
     _pow_pair,

@@ -10,6 +10,15 @@ import mpmath
 import numpy as np
 
 from privtools.certified import balls as _arb
+from privtools.certified.balls import exact_nonneg as _nonneg
+from privtools.certified.balls import lower_end as _lo
+from privtools.certified.balls import upper_end as _hi
+from privtools.certified.balls import working_bits as _bits
+from privtools.certified.intervals import ends as endpoints
+from privtools.certified.intervals import infinite as _inf_interval
+from privtools.certified.intervals import interval_max as _max_interval
+from privtools.certified.intervals import outward as _interval
+from privtools.certified.intervals import precision_of as _mpi_prec
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF, shift, wrap
 from privtools.noise import DiscreteLaplace
@@ -17,19 +26,10 @@ from privtools.validation import check_dps, check_int
 
 from ._common import (
     _INF,
-    _bits,
     _check_alpha,
     _check_eps,
     _check_modulus,
     _check_noise,
-    _hi,
-    _inf_interval,
-    _interval,
-    _lo,
-    _max_interval,
-    _mpi_prec,
-    _nonneg,
-    endpoints,
 )
 from .pmfs import _nonempty_list, hockey_stick, renyi
 from .tabulated import _shift_tabulated

@@ -12,10 +12,18 @@ import numpy as np
 from flint import arb
 
 from privtools.certified import balls as _arb
+from privtools.certified.balls import exact_min as _amin
+from privtools.certified.balls import exact_nonneg as _nonneg
+from privtools.certified.balls import lower_end as _lo
+from privtools.certified.balls import to_arb as _exact
+from privtools.certified.balls import upper_end as _hi
+from privtools.certified.balls import working_bits as _bits
+from privtools.certified.intervals import ends as endpoints
+from privtools.certified.intervals import precision_of as _mpi_prec
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import IntegerDistribution
 
-from ._common import _LN10, _amin, _bits, _exact, _hi, _lo, _mpi_prec, _nonneg, endpoints
+from ._common import _LN10
 from .pmfs import _renyi_from_sums
 
 
