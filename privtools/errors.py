@@ -10,6 +10,8 @@
 * :class:`UserCodeError` — the user's code that an audit runs (a mechanism, a sampler, a
   feature map, the top level of a file) exited, crashed, raised, hung or was killed. The
   message names the function and what happened. Never a verdict: the audit has none.
+* :class:`UnsupportedEventError` — an accountant was asked to compose a privacy event it
+  cannot interpret (a :class:`ParameterError`: raised by ``compose`` before any work).
 
     from privtools.errors import ParameterError, ProtocolError, CertificationError, UserCodeError
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import importlib.util
 
 __all__ = ["PrivtoolsError", "ParameterError", "ProtocolError", "CertificationError",
-           "UserCodeError", "MissingExtraError", "require"]
+           "UserCodeError", "UnsupportedEventError", "MissingExtraError", "require"]
 
 
 class PrivtoolsError(Exception):
@@ -29,6 +31,25 @@ class PrivtoolsError(Exception):
 class ParameterError(PrivtoolsError, ValueError, TypeError):
     """A bad argument (wrong type, out of range or contradictory). Subclasses ValueError and
     TypeError so callers may catch either; the message names the parameter."""
+
+
+class UnsupportedEventError(ParameterError):
+    """An accountant cannot interpret a privacy event (e.g. ``RdpAccountant`` and a
+    ``ModularEvent``, ``PldAccountant`` and a ``ZCDPEvent``). Raised by ``compose`` before
+    any work; a :class:`ParameterError`, so ``except ParameterError`` still catches it.
+    The message names the event type and the accountant and lists what it supports;
+    ``event`` is the event type's name, ``accountant`` the accountant's class name and
+    ``supported`` the names of the event types it interprets."""
+
+    def __init__(self, message: str, event: str | None = None, accountant: str | None = None,
+                 supported: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.event = event
+        self.accountant = accountant
+        self.supported = tuple(supported)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.event, self.accountant, self.supported)
 
 
 class ProtocolError(PrivtoolsError, ValueError):

@@ -16,6 +16,8 @@ Modules ::
                   pure DP → RDP / zCDP
     composition   additive RDP composition, returning users (App. H), advanced composition
     events, accountant   DpEvent-style descriptions and the RDP accountant
+    base          Accountant: the one contract both accountants follow (supports, compose,
+                  events, epsilon, delta, neighbouring)
     pld, pld_events, pld_accountant   certified privacy-loss distributions: two-sided
                   ε(δ) / δ(ε) intervals under composition (PldAccountant)
 
@@ -25,6 +27,7 @@ precision guarded against the cancellations involved and returned as floats roun
 
 from ._numeric import DEFAULT_ORDERS, INTEGER_ORDERS
 from .accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
+from .base import Accountant
 from .composition import (
     ApproxDP,
     ComposedCurve,
@@ -113,6 +116,7 @@ __all__ = [
     "RepeatedEvent",
     "ModularEvent",
     "PmfPairEvent",
+    "Accountant",
     "RdpAccountant",
     "PldAccountant",
     "PldEpsilon",

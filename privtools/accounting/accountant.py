@@ -29,10 +29,10 @@ from functools import lru_cache
 import mpmath
 
 from privtools.certified import intervals as _intervals
-from privtools.errors import ParameterError
+from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.exact.divergence import gaussian_sum_renyi, renyi_shift
 from privtools.noise import Skellam
-from privtools.validation import check_int, check_order
+from privtools.validation import check_order
 
 from ._numeric import (
     BASE_DPS,
@@ -41,6 +41,7 @@ from ._numeric import (
     is_sequence,
     mpf,
 )
+from .base import Accountant
 from .conversions import DeltaResult, EpsilonResult, rdp_to_delta, rdp_to_dp
 from .curves import (
     _discrete_laplace_mp,
@@ -161,7 +162,14 @@ def _event_rdp(event: DpEvent, a: Fraction):
             return Fraction(0)
         with mpmath.workdps(BASE_DPS + 10):
             return _mul(event.count, _event_rdp(event.event, a))
-    raise ParameterError(f"event: no RDP interpretation for {type(event).__name__}")
+    raise UnsupportedEventError(f"event: no RDP interpretation for {type(event).__name__}",
+                                event=type(event).__name__, accountant="RdpAccountant",
+                                supported=tuple(t.__name__ for t in _RDP_EVENTS))
+
+
+# The atomic events _event_rdp interprets (RdpAccountant.supported_events).
+_RDP_EVENTS = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent, GaussianEvent,
+               LaplaceEvent, ZCDPEvent, PureDPEvent)
 
 
 class EventCurve(Curve):
@@ -201,18 +209,27 @@ def _check_orders(orders) -> tuple:
     return tuple(orders)
 
 
-class RdpAccountant:
+class RdpAccountant(Accountant):
     """Rényi-DP accountant over the events of ``privtools.accounting.events``.
 
     ``orders``: the orders at which :meth:`epsilon` / :meth:`delta` take their infimum
     (default ``DEFAULT_ORDERS``). Events are recorded, not evaluated, at
     :meth:`compose`; every query interprets the ledger afresh (curves are cheap, the
     expensive parts — Lemma 4's ξ, exact divergences — are cached).
+
+    Follows the :class:`~privtools.accounting.Accountant` contract. It interprets every
+    event with a Rényi curve (``supported_events``); ``ModularEvent`` and ``PmfPairEvent``
+    have none here and are refused by :meth:`compose` with
+    :class:`~privtools.errors.UnsupportedEventError` (use ``PldAccountant``).
     """
 
+    supported_events = _RDP_EVENTS
+    neighbouring = "replace-one"
+
     def __init__(self, orders=None):
+        super().__init__()
         self._orders = _check_orders(orders)
-        self._ledger: list[tuple[DpEvent, int]] = []
+        self._ledger = self._events         # the (event, count) pairs (one list)
 
     @property
     def orders(self) -> tuple:
@@ -221,17 +238,20 @@ class RdpAccountant:
 
     @property
     def ledger(self) -> ComposedEvent:
-        """Everything composed so far, as one event."""
+        """Everything composed so far, as one event (kept for compatibility; the contract's
+        ledger is :attr:`events`, the ``(event, count)`` pairs)."""
         return ComposedEvent(tuple(RepeatedEvent(e, c) if c != 1 else e
                                    for e, c in self._ledger))
 
     def compose(self, event: DpEvent, count: int = 1) -> RdpAccountant:
-        """Record ``count`` adaptive runs of ``event``; returns ``self`` (chainable)."""
-        if not isinstance(event, DpEvent):
-            raise ParameterError(f"event must be a DpEvent, got {type(event).__name__}")
-        count = check_int("count", count, minimum=0)
-        self._ledger.append((event, count))
+        """Record ``count`` adaptive runs of ``event``; returns ``self`` (chainable).
+        Raises :class:`~privtools.errors.UnsupportedEventError` for an event without a
+        Rényi curve here (see :meth:`~privtools.accounting.Accountant.compose`)."""
+        super().compose(event, count)
         return self
+
+    def _record(self, event: DpEvent, count: int) -> None:
+        """Nothing to prepare: events are interpreted at each query."""
 
     def curve(self) -> EventCurve:
         """A snapshot of the composed RDP curve."""

@@ -29,7 +29,19 @@ from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
 from privtools.validation import check_int
 
-from .events import DpEvent
+from .base import Accountant
+from .events import (
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    ModularEvent,
+    PmfPairEvent,
+    PureDPEvent,
+    SkellamEvent,
+    ZCDPEvent,
+)
 from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution, _frac
 from .pld_events import Release, release, releases
 
@@ -84,17 +96,26 @@ def _common_step(steps: list[Fraction]) -> Fraction:
     return Fraction(num, den)
 
 
-class PldAccountant:
+class PldAccountant(Accountant):
     """Certified two-sided (ε, δ) of adaptive compositions, from privacy-loss distributions.
 
     ``max_points``: grid points of the composed loss (memory and time grow with it);
     ``step``: fix the grid step (a positive number) instead of choosing it; ``tail``: mass
     each truncation may move (up onto +∞ on the upper side, so it only loosens);
     ``prec``: Arb working precision in bits.
+
+    Follows the :class:`~privtools.accounting.Accountant` contract. ``ZCDPEvent`` has no
+    privacy-loss distribution and is refused by :meth:`compose` with
+    :class:`~privtools.errors.UnsupportedEventError` (use ``RdpAccountant``).
     """
+
+    supported_events = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent,
+                        GaussianEvent, LaplaceEvent, PureDPEvent, ModularEvent, PmfPairEvent)
+    neighbouring = "replace-one"
 
     def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,
                  prec: int = DEFAULT_PREC):
+        super().__init__()
         self._max_points = check_int("max_points", max_points, minimum=16)
         if step is not None:
             step = _frac(step, "step")
@@ -112,18 +133,32 @@ class PldAccountant:
 
     # ------------------------------------------------------------------ describe
     def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
-        """Add ``count`` adaptive runs of ``event``; returns the accountant."""
-        count = check_int("count", count, minimum=0)
+        """Add ``count`` adaptive runs of ``event``; returns the accountant. Raises
+        :class:`~privtools.errors.UnsupportedEventError` (before building anything) for an
+        event without a loss distribution (see
+        :meth:`~privtools.accounting.Accountant.compose`)."""
+        super().compose(event, count)
+        return self
+
+    def _record(self, event: DpEvent, count: int) -> None:
+        """Flatten ``event`` and build each part's release (the certified laws)."""
         flat = releases(event, count)
-        rels = [release(e) for e, _ in flat]   # interpretable? (errors before any long work)
+        rels = [release(e) for e, _ in flat]
         self._ledger.extend(flat)
         self._releases.extend(rels)
         self._cache = None
-        return self
+
+    def _hint(self, event: DpEvent) -> str:
+        if isinstance(event, ZCDPEvent):
+            return (" (a ZCDPEvent has no privacy-loss distribution: zCDP is a Rényi curve, "
+                    "not a dominating pair; account it with RdpAccountant)")
+        return ""
 
     @property
     def ledger(self) -> tuple[tuple[DpEvent, int], ...]:
-        """The composed events, as ``(event, count)`` pairs in the order they were added."""
+        """The composed events flattened into single releases, as ``(event, count)`` pairs
+        in the order they were added (kept for compatibility; the contract's ledger is
+        :attr:`events`, the pairs exactly as given to :meth:`compose`)."""
         return tuple(self._ledger)
 
     # ------------------------------------------------------------------ interpret

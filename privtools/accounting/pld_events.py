@@ -30,7 +30,7 @@ from fractions import Fraction
 from flint import arb
 
 from privtools.certified import balls as _arb
-from privtools.errors import ParameterError
+from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 from privtools.proven import proven
@@ -401,9 +401,12 @@ def release(event: DpEvent) -> Release:
     if isinstance(event, LaplaceEvent):
         return _Cells("laplace", event.sensitivity / event.b)
     if isinstance(event, ZCDPEvent):
-        raise ParameterError("a ZCDPEvent has no privacy-loss distribution (zCDP is a Rényi "
-                             "curve, not a dominating pair); account it with RdpAccountant")
-    raise ParameterError(f"PldAccountant cannot interpret {type(event).__name__}")
+        raise UnsupportedEventError("a ZCDPEvent has no privacy-loss distribution (zCDP is a "
+                                    "Rényi curve, not a dominating pair); account it with "
+                                    "RdpAccountant", event="ZCDPEvent",
+                                    accountant="PldAccountant")
+    raise UnsupportedEventError(f"PldAccountant cannot interpret {type(event).__name__}",
+                                event=type(event).__name__, accountant="PldAccountant")
 
 
 def releases(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:

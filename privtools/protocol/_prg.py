@@ -33,6 +33,8 @@ import numpy as np
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
+from . import _zm as zm
+
 __all__ = [
     "LABEL",
     "INT64_LIMIT",
@@ -47,8 +49,9 @@ __all__ = [
 ]
 
 LABEL = b"privtools/secagg/v1/"
-# Moduli below this are handled in int64 (values < 2**62 leave room for one addition).
-INT64_LIMIT = 2**62
+# Moduli below this are handled in int64 (values < 2**62 leave room for one addition);
+# declared in _zm with the rest of the arithmetic of Z_m.
+INT64_LIMIT = zm.INT64_LIMIT
 _NONCE = bytes(16)  # cryptography's ChaCha20 nonce: 4-byte counter || 12-byte nonce
 # A pair draws enough candidate words that all are rejected with probability <= 2**-40;
 # the rare pair that still has none reads further along its own keystream.
@@ -170,7 +173,7 @@ class MaskSampler:
     @classmethod
     def for_modulus(cls, m: int, word_bits: int | None = None) -> MaskSampler:
         if word_bits is None:
-            word_bits = 64 if m < INT64_LIMIT else 8 * -(-(m.bit_length() + 64) // 8)
+            word_bits = 64 if zm.is_small(m) else zm.wide_word_bits(m)
         rem = (1 << word_bits) % m
         if rem == 0:
             cand = 1
@@ -182,7 +185,7 @@ class MaskSampler:
 
     @property
     def limit(self) -> int:
-        return (1 << self.word_bits) - (1 << self.word_bits) % self.m
+        return zm.rejection_limit(self.word_bits, self.m)
 
     @property
     def word_bytes(self) -> int:

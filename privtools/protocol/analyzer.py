@@ -23,6 +23,7 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import as_rng
 
+from ._zm import modular_sum
 from .randomizer import (
     INT64_MODULUS_LIMIT,
     ProtocolParams,
@@ -34,29 +35,6 @@ from .randomizer import (
 
 __all__ = ["modular_sum", "add_central_noise", "decode", "decode_many", "analyze",
            "analyze_many"]
-
-
-def modular_sum(values, m: int, axis: int = -1):
-    """(Σ values) mod m along ``axis``, exact, for values already in Z_m.
-
-    int64 inputs are summed in blocks of at most ⌊(2**63 − 1)/(m − 1)⌋ terms, each block
-    reduced mod m before the blocks are summed, so no partial sum leaves int64; object
-    arrays (Python ints) are summed exactly. Returns an int64 array / numpy scalar, or
-    Python ints for object input. The values are not checked here (see
-    :func:`~privtools.protocol.randomizer.check_messages`).
-    """
-    arr = np.asarray(values)
-    if arr.dtype == object:
-        return np.sum(arr, axis=axis) % m
-    arr = np.moveaxis(arr, axis, -1)
-    block = (2**63 - 1) // (m - 1) if m > 1 else arr.shape[-1] + 1
-    while arr.shape[-1] > block:
-        length = arr.shape[-1]
-        pad = (-length) % block
-        if pad:
-            arr = np.concatenate([arr, np.zeros(arr.shape[:-1] + (pad,), arr.dtype)], axis=-1)
-        arr = arr.reshape(arr.shape[:-1] + (-1, block)).sum(axis=-1) % m
-    return arr.sum(axis=-1) % m
 
 
 def _check_y_scalar(y, m: int) -> int:

@@ -23,7 +23,9 @@ When ``m < 2**62`` messages are int64 and never overflow:
 
 When ``m >= 2**62`` every value is a Python int held in an object array (exact, slower).
 Sums of messages are taken by :func:`privtools.protocol.analyzer.modular_sum`, which
-reduces partial sums before they can exceed int64.
+reduces partial sums before they can exceed int64. The arithmetic of Z_m itself (these
+representations, reduce, add, the sums, uniform draws) is declared once, in
+``privtools.protocol._zm``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ import numpy as np
 
 from privtools.errors import ParameterError
 from privtools.validation import as_rng, check_int
+
+from ._zm import INT64_LIMIT as INT64_MODULUS_LIMIT
+from ._zm import add_noise as add_mod
+from ._zm import reduce as _reduce
 
 __all__ = [
     "ProtocolParams",
@@ -48,15 +54,13 @@ __all__ = [
     "INT64_MODULUS_LIMIT",
 ]
 
-# Moduli below this bound use int64 arithmetic (see the module docstring); at or above it,
-# Python ints in object arrays.
-INT64_MODULUS_LIMIT = 2**62
+# Moduli below INT64_MODULUS_LIMIT (= _zm.INT64_LIMIT, 2**62) use int64 arithmetic (see the
+# module docstring); at or above it, Python ints in object arrays. add_mod is
+# _zm.add_noise: (a + η) mod m for a in Z_m and any integer noise η.
+
 # Largest precision g for which x·g is formed in float64: g is then exactly representable
 # and fl(x·g) <= g for x <= 1. Larger g use exact rational arithmetic.
 FLOAT_ENCODE_LIMIT = 2**53
-# add_mod touches only the non-zero shares when at most 1/8 of at least this many are
-# non-zero (Theorem 1 shares at large n: a handful per batch).
-_SPARSE_MIN_SIZE = 4096
 
 TRUST_MODELS = ("distributed", "central", "local")
 SECURE_KINDS = ("secagg", "shuffle")
@@ -256,24 +260,6 @@ def _encode_exact(x: np.ndarray, g: int, gen: np.random.Generator) -> np.ndarray
 
 
 # --------------------------------------------------------------------------- messages
-def add_mod(a: np.ndarray, eta: np.ndarray, m: int) -> np.ndarray:
-    """(a + η) mod m for a in [0, m) — int64 without overflow when m < 2**62 (reduce η
-    first: a + (η mod m) < 2m <= 2**63), Python ints otherwise."""
-    if m >= INT64_MODULUS_LIMIT or a.dtype == object or eta.dtype == object:
-        return (np.asarray(a, dtype=object) + np.asarray(eta, dtype=object)) % m
-    if eta.size >= _SPARSE_MIN_SIZE and 8 * np.count_nonzero(eta) <= eta.size:
-        # mostly zero shares (Theorem 1 at large n): y = a except where η != 0
-        nz = np.flatnonzero(eta != 0)
-        out = np.array(a, dtype=np.int64)
-        flat = out.reshape(-1)
-        flat[nz] = add_mod(flat[nz], eta.reshape(-1)[nz], m)
-        return out
-    out = np.mod(eta, m)
-    out += a
-    np.subtract(out, m, out=out, where=out >= m)
-    return out
-
-
 def _noise(dist, shape, gen: np.random.Generator) -> np.ndarray:
     """``dist.sample(shape, gen)`` as int64, or as Python ints when a value would not fit
     (never converted with wrap-around)."""
@@ -291,7 +277,7 @@ def _messages(xhat: np.ndarray, P: ProtocolParams, gen: np.random.Generator):
     """(η, y) for encoded values ``xhat`` (any shape): Alg. 2/6 add a share, Alg. 4 none."""
     if P.trust == "central":
         eta = None
-        y = xhat.astype(object) % P.m if P.big else xhat % P.m  # x̂ <= g < m: y = x̂
+        y = _reduce(xhat, P.m)  # x̂ <= g < m: y = x̂
     else:
         eta = _noise(P.share, xhat.shape, gen)
         y = add_mod(xhat, eta, P.m)

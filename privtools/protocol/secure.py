@@ -41,7 +41,7 @@ from privtools.errors import CertificationError, ParameterError, ProtocolError
 from privtools.validation import as_rng, check_int, check_positive_fraction
 
 from . import _prg, _shamir
-from .analyzer import modular_sum
+from . import _zm as zm
 from .randomizer import check_messages
 
 __all__ = [
@@ -55,7 +55,7 @@ __all__ = [
     "message_bytes",
 ]
 
-INT64_LIMIT = _prg.INT64_LIMIT
+INT64_LIMIT = zm.INT64_LIMIT
 # Below this many pairwise key agreements a run stays in one process.
 _PARALLEL_MIN_PAIRS = 20_000
 _KEY_BYTES = 32
@@ -115,45 +115,6 @@ def _check_dropouts(dropouts, n: int) -> tuple[int, ...]:
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
-
-
-def _sum_mod(values: np.ndarray, m: int) -> int:
-    """Σ values mod m as a Python int (0 for no values); exact for int64 and objects."""
-    if values.size == 0:
-        return 0
-    return int(modular_sum(values, m))
-
-
-def _add_mod(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
-    """(a + b) mod m elementwise for a, b in Z_m (no int64 overflow: a + b < 2**63)."""
-    return (a + b) % m
-
-
-def _neg_mod(a: np.ndarray, m: int) -> np.ndarray:
-    return (m - a) % m
-
-
-def _grouped_sum_mod(idx: np.ndarray, values: np.ndarray, n: int, m: int,
-                     small: bool) -> np.ndarray:
-    """out[u] = Σ_{k: idx[k] = u} values[k] mod m, exact, for values in Z_m.
-
-    int64 path: each value (< 2**62) is split into 31-bit halves whose group sums stay
-    far below 2**63 (at most 2**32 terms per group); the halves are recombined in Python
-    ints. Object path: Python ints throughout.
-    """
-    if small:
-        lo = np.zeros(n, dtype=np.int64)
-        hi = np.zeros(n, dtype=np.int64)
-        np.add.at(lo, idx, values & ((1 << 31) - 1))
-        np.add.at(hi, idx, values >> 31)
-        out = (hi.astype(object) * (1 << 31) + lo.astype(object)) % m
-        return out.astype(np.int64)
-    out = [0] * n
-    for u, v in zip(idx.tolist(), values):
-        out[u] += v
-    res = np.empty(n, dtype=object)
-    res[:] = [v % m for v in out]
-    return res
 
 
 # ----------------------------------------------------------------- interface
@@ -217,7 +178,7 @@ class IdealSecAgg(SecureAggregator):
             keep = np.ones(y.size, dtype=bool)
             keep[list(dropped)] = False
             y = y[keep]
-        total = _sum_mod(y, m)
+        total = zm.sum_int(y, m)
         return SecureOutput(total, total, y.size + len(dropped), dropped,
                             y.size * message_bytes(m), self.name)
 
@@ -418,12 +379,12 @@ class MaskedSecAgg(SecureAggregator):
             # user lo adds +mask, user hi adds -mask; only senders' sums matter
             use_lo, use_hi = alive[lo], alive[hi]
             idx = np.concatenate([lo[use_lo], hi[use_hi]])
-            vals = np.concatenate([pair_mask[use_lo], _neg_mod(pair_mask[use_hi], m)])
-            net = _grouped_sum_mod(idx, vals, n, m, small)
+            vals = np.concatenate([pair_mask[use_lo], zm.neg(pair_mask[use_hi], m)])
+            net = zm.grouped_sum(idx, vals, n, m, small)
             self_seeds = [_prg.derive_seed(bytes(b_raw[i]), _prg.self_info(session, int(i)))
                           for i in S]
             self_mask = _prg.masks_from_seeds(self_seeds, sampler)
-            masked = _add_mod(_add_mod(y[S], self_mask, m), net[S], m)
+            masked = zm.add(zm.add(y[S], self_mask, m), net[S], m)
 
             # Round 3: unmasking from t survivors' shares.
             holders = np.sort(gen.choice(S, size=t, replace=False))
@@ -443,7 +404,7 @@ class MaskedSecAgg(SecureAggregator):
             server_self = _prg.masks_from_seeds(
                 [_prg.derive_seed(b_seen[int(i)], _prg.self_info(session, int(i)))
                  for i in S], sampler)
-            pairwise_masked = _add_mod(masked, _neg_mod(server_self, m), m)
+            pairwise_masked = zm.add(masked, zm.neg(server_self, m), m)
             correction = 0
             if len(D):
                 rows_d = [(int(j), S) for j in D]
@@ -452,11 +413,11 @@ class MaskedSecAgg(SecureAggregator):
                 jj = np.repeat(D, len(S))
                 ii = np.tile(S, len(D))
                 plus = jj > ii   # survivor i added +mask_ij when j > i
-                correction = (_sum_mod(dmask[plus], m) - _sum_mod(dmask[~plus], m)) % m
+                correction = zm.sub(zm.sum_int(dmask[plus], m), zm.sum_int(dmask[~plus], m), m)
         finally:
             if pool is not None:
                 pool.shutdown()
-        total = (_sum_mod(pairwise_masked, m) - correction) % m
+        total = zm.sub(zm.sum_int(pairwise_masked, m), correction, m)
 
         share_b = _shamir.share_bytes(_KEY_BYTES)
         bytes_sent = (n * _KEY_BYTES                      # public keys
@@ -477,26 +438,6 @@ class MaskedSecAgg(SecureAggregator):
 
 
 # ----------------------------------------------------------------- shuffle (split-and-mix)
-def _uniform_mod(gen: np.random.Generator, m: int, size: tuple[int, ...]) -> np.ndarray:
-    """Uniform elements of Z_m: int64 via ``Generator.integers`` (exactly uniform) when
-    m < 2**62; otherwise Python ints by rejection from words of bitlen(m) + 64 bits."""
-    if m < INT64_LIMIT:
-        return gen.integers(0, m, size=size, dtype=np.int64)
-    nbytes = -(-(m.bit_length() + 64) // 8)
-    limit = (1 << (8 * nbytes)) - (1 << (8 * nbytes)) % m
-    count = int(np.prod(size, dtype=np.int64))
-    out = []
-    while len(out) < count:
-        raw = gen.bytes(nbytes * (count - len(out)))
-        for k in range(0, len(raw), nbytes):
-            w = int.from_bytes(raw[k:k + nbytes], "little")
-            if w < limit:
-                out.append(w % m)
-    arr = np.empty(count, dtype=object)
-    arr[:] = out
-    return arr.reshape(size)
-
-
 @dataclass(frozen=True)
 class ShuffleSecAgg(SecureAggregator):
     """Split-and-mix secure summation through a shuffler (Ishai, Kushilevitz, Ostrovsky,
@@ -550,10 +491,10 @@ class ShuffleSecAgg(SecureAggregator):
         n, k = y.size, self.k
         shares = np.empty((n, k), dtype=y.dtype)
         if k > 1:
-            shares[:, :k - 1] = _uniform_mod(gen, m, (n, k - 1))
+            shares[:, :k - 1] = zm.uniform(gen, m, (n, k - 1))
         last = y.copy()
         for c in range(k - 1):
-            last = (last - shares[:, c]) % m
+            last = zm.sub(last, shares[:, c], m)
         shares[:, k - 1] = last
         return shares
 
@@ -568,7 +509,7 @@ class ShuffleSecAgg(SecureAggregator):
             y = y[keep]
         flat = self._split(y, m, gen).ravel()
         view = _readonly(flat[gen.permutation(flat.size)])
-        total = _sum_mod(view, m)
+        total = zm.sum_int(view, m)
         return SecureOutput(total, view, n, dropped, view.size * message_bytes(m), self.name)
 
     @staticmethod

@@ -36,6 +36,7 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import as_rng, check_int
 
+from ._zm import add_noise
 from .batch import _int_sum
 from .randomizer import _encode, _messages, _noise, check_rewards, protocol_params
 
@@ -86,8 +87,7 @@ def server_view(plan, x, size: int, rng=None, *, user: int = 0) -> np.ndarray:
             out[s:s + c] = _central_release(S, P, gen)
         else:
             N = _int_sum(_noise(P.share, (c, P.n), gen), axis=1)
-            out[s:s + c] = (S.astype(object) + N) % P.m if N.dtype == object or P.big \
-                else (S + N % P.m) % P.m  # S < m and N mod m < m: below 2m < 2**63
+            out[s:s + c] = add_noise(S, N, P.m)  # S in Z_m, N any integers
     return out
 
 
