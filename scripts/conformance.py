@@ -80,6 +80,7 @@ from privtools.noise import (  # noqa: E402
     PolyaDifference,
     Skellam,
 )
+from privtools.testing import adapters  # noqa: E402
 from privtools.validation import check_int  # noqa: E402
 from verification.audit import audit_mechanism, audit_sampler  # noqa: E402
 
@@ -190,51 +191,37 @@ LIBRARIES = {
 
 
 # ====================================================================== wrappers
-class _LibraryNoise:
-    """``mechanism(dataset, size, rng)`` releasing ``size`` independent draws of a
-    library's scalar mechanism on the query answer ``dataset`` (an int answer when the
-    mechanism is integer-valued)."""
+# OpenDP measurements and diffprivlib mechanisms are wrapped, and their privacy claims read,
+# by privtools' public adapters (privtools.testing.adapters), as users audit them. Kept
+# here: the batch form of an OpenDP vector measurement (one call for ``size`` draws, where
+# the adapter makes one call per output) and python-dp, which has no adapter.
+class OpenDPBatch:
+    """An OpenDP measurement on a vector domain, as adapted by :func:`adapters.opendp`,
+    releasing ``size`` independent draws of its scalar mechanism on the query answer
+    ``dataset``: one output on the dataset of ``size`` copies of the answer. ``rng`` is not
+    used: OpenDP draws its own randomness."""
+
+    def __init__(self, adapted: adapters.AdaptedMechanism):
+        self.adapted = adapted
+
+    def __call__(self, dataset, size, rng=None):
+        return self.adapted([dataset] * int(size), 1, rng)[0]
+
+
+class PyDPNoise:
+    """python-dp's ``add_noise`` called ``size`` times on the query answer ``dataset`` (an
+    int answer takes the integer overload). ``rng`` is not used: python-dp draws its own
+    randomness."""
 
     def __init__(self, target, integer: bool):
         self.target = target
         self.integer = integer
 
-    def _answer(self, dataset):
-        return int(dataset) if self.integer else float(dataset)
-
-    def _repeat(self, draw, size) -> np.ndarray:
-        return np.fromiter((draw() for _ in range(int(size))), count=int(size),
+    def __call__(self, dataset, size, rng=None):
+        value = int(dataset) if self.integer else float(dataset)
+        add = self.target.add_noise
+        return np.fromiter((add(value) for _ in range(int(size))), count=int(size),
                            dtype=np.int64 if self.integer else np.float64)
-
-
-class OpenDPNoise(_LibraryNoise):
-    """An OpenDP measurement on a vector domain: one call releases ``size`` copies of the
-    query answer, i.e. ``size`` independent draws of the scalar mechanism with the same
-    scale. ``rng`` is not used: OpenDP draws its own randomness."""
-
-    def __call__(self, dataset, size, rng=None):
-        out = self.target([self._answer(dataset)] * int(size))
-        return np.asarray(out, dtype=np.int64 if self.integer else np.float64)
-
-
-class DiffprivlibNoise(_LibraryNoise):
-    """``randomise`` called ``size`` times on a diffprivlib mechanism built by
-    ``target(random_state)`` with a seed drawn from ``rng`` (so the draws are a function
-    of ``rng``)."""
-
-    def __call__(self, dataset, size, rng):
-        mech = self.target(int(rng.integers(0, 2**32)))
-        value = self._answer(dataset)
-        return self._repeat(lambda: mech.randomise(value), size)
-
-
-class PyDPNoise(_LibraryNoise):
-    """python-dp's ``add_noise`` called ``size`` times (an int answer takes the integer
-    overload). ``rng`` is not used: python-dp draws its own randomness."""
-
-    def __call__(self, dataset, size, rng=None):
-        value, add = self._answer(dataset), self.target.add_noise
-        return self._repeat(lambda: add(value), size)
 
 
 def _polya_p(scale) -> float:
@@ -390,14 +377,14 @@ def _opendp_pure(name: str, integer: bool):
         d_in = 1 if integer else 1.0
         scale = dp.binary_search_param(lambda s: make(*space, scale=s), d_in=d_in,
                                        d_out=float(eps))
-        meas = make(*space, scale=scale)
-        mech = OpenDPNoise(meas, integer)
+        adapted = adapters.opendp(make(*space, scale=scale), name=name)
+        mech = OpenDPBatch(adapted)
         if integer:
             ref, text = DiscreteLaplace(scale), f"Lap_Z({scale:.6g}) (privtools, exact)"
         else:
             ref, text = st.laplace(scale=scale), f"Laplace(0, {scale:.6g}) (scipy)"
         return Built(mech, lambda size, rng: mech(0, size, rng), ref, text,
-                     f"scale = {scale:.6g}: ε = {meas.map(d_in):.6g} by OpenDP's map")
+                     f"scale = {scale:.6g}: ε = {adapted.epsilon:.6g} by OpenDP's map")
     return build
 
 
@@ -411,12 +398,15 @@ def _opendp_gaussian(integer: bool):
             return dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), float(delta))
 
         scale = dp.binary_search_param(chain, d_in=d_in, d_out=(float(eps), float(delta)))
-        mech = OpenDPNoise(dp.m.make_gaussian(*space, scale=scale), integer)
+        # the adapter reads (ε, δ) through the same chain: make_fix_delta(make_zCDP_to_approxDP)
+        adapted = adapters.opendp(dp.m.make_gaussian(*space, scale=scale), delta=float(delta),
+                                  name="make_gaussian")
+        mech = OpenDPBatch(adapted)
         if integer:
             ref, text = DiscreteGaussian(sigma=scale), f"N_Z(0, {scale:.6g}²) (privtools, exact)"
         else:
             ref, text = st.norm(scale=scale), f"N(0, {scale:.6g}²) (scipy)"
-        e, d = chain(scale).map(d_in)
+        e, d = adapted.epsilon, adapted.delta
         return Built(mech, lambda size, rng: mech(0, size, rng), ref, text,
                      f"scale = {scale:.6g}: (ε, δ) = ({e:.6g}, {d:g}) by OpenDP's zCDP map "
                      "and make_zCDP_to_approxDP")
@@ -435,12 +425,10 @@ def _dpl(name: str, integer: bool, bounded: bool = False):
         if bounded:
             kw["lower"], kw["upper"] = float(x0 - 10), float(x0 + 10)
 
-        def factory(seed, kw=kw):
-            return cls(**kw, random_state=seed)
-
-        mech = DiffprivlibNoise(factory, integer)
+        # the adapter seeds a copy per call from rng, as random_state=seed would
+        mech = adapters.diffprivlib(cls(**kw), name=name)
         law_kw = dict(kw, lower=-10.0, upper=10.0) if bounded else kw
-        law_mech = DiffprivlibNoise(lambda seed: cls(**law_kw, random_state=seed), integer)
+        law_mech = adapters.diffprivlib(cls(**law_kw), name=name)
         base = cls(**law_kw, random_state=0)
 
         def sampler(size, rng):
