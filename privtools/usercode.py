@@ -56,7 +56,7 @@ import numpy as np
 from privtools.errors import ParameterError, UserCodeError
 
 __all__ = ["DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "UserCode", "UserCodeReport",
-           "guarded", "user_call", "check_timeouts", "describe_function", "inside_guard",
+           "guarded", "user_call", "check_timeouts", "describe_function",
            "drain_mutations", "record_mutations"]
 
 #: Seconds one call of the user's code may run (a chunk of up to 65 536 draws).
@@ -108,12 +108,6 @@ class _Monitor:
         return sorted(out, key=lambda x: -x[1])
 
 
-def inside_guard() -> bool:
-    """True in a process that is running a guarded audit (its child or the child's workers,
-    or in-process while :func:`guarded` runs without isolation)."""
-    return _INSIDE
-
-
 # ------------------------------------------------------------------ one call of user code
 @contextmanager
 def user_call(name: str):
@@ -163,7 +157,18 @@ def _fresh(x):
 
 
 def _same(a, b) -> bool:
-    """Exact equality of a dataset and the copy the user's code was given."""
+    """Exact equality of a dataset and the copy the user's code was given (equal pickles
+    first: one C pass over a large dataset; then the structure, where the copy may differ
+    in layout only)."""
+    try:
+        if pickle.dumps(a) == pickle.dumps(b):
+            return True
+    except Exception:
+        pass
+    return _same_structure(a, b)
+
+
+def _same_structure(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return False
@@ -174,9 +179,9 @@ def _same(a, b) -> bool:
         except TypeError:
             return bool(np.array_equal(a, b))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_structure, a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+        return list(a) == list(b) and all(_same_structure(a[k], b[k]) for k in a)
     try:
         return pickle.dumps(a) == pickle.dumps(b)
     except Exception:

@@ -388,7 +388,7 @@ def locate(option: str, spec: str) -> tuple[str, str, str]:
         raise ParameterError(f"{option}: cannot open {path!r}: {exc}") from None
 
 
-def load_function(option: str, spec: str, arity: int, call: str, copy_arg: int | None = 0):
+def load_function(option: str, spec: str, arity: int, call: str):
     """``PATH:FUNCTION`` → the callable FUNCTION of the file PATH (the file is run), checked
     to take ``arity`` positional arguments (``call`` shows how it is called), behind the
     guard of :mod:`privtools.usercode` and named as the user wrote it (``--mechanism-file
@@ -418,7 +418,7 @@ def load_function(option: str, spec: str, arity: int, call: str, copy_arg: int |
         except TypeError:
             raise ParameterError(f"{option}: {name}{sig} in {path} cannot be called as "
                                  f"{call}") from None
-    return UserCode(UserFunction(fn, full, name, option), f"{option} {spec}", copy_arg)
+    return UserCode(UserFunction(fn, full, name, option), f"{option} {spec}", 0)
 
 
 def _json_option(name: str, text: str):
@@ -515,13 +515,8 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
             if not isinstance(value, list):
                 raise ParameterError(f"{option} must be a dataset, a JSON list of records, got "
                                      f"{json.dumps(value)}")
-        given = checks.given("neighbours")
-        try:
-            check_pair(job["d"], job["d_prime"], neighbours if given else None)
-        except ParameterError as exc:
-            raise ParameterError(str(exc).replace("d_prime", "--d-prime", 1)
-                                 .replace(" of d", " of --d", 1)
-                                 .replace(" to d:", " to --d:", 1)) from None
+        check_pair(job["d"], job["d_prime"],
+                   neighbours if checks.given("neighbours") else None, ("--d", "--d-prime"))
         job["samples"] = DEFAULT_SAMPLES if samples is None else samples
         checks.int_range("samples", job["samples"], MIN_AUDIT_SAMPLES, MAX_SAMPLES)
     else:

@@ -184,15 +184,17 @@ def distance(d, d_prime, relation: str) -> tuple[bool, str]:
                          f"d -> neighbours of d, got {relation!r}")
 
 
-def check_pair(d, d_prime, relation=None) -> None:
+def check_pair(d, d_prime, relation=None, names: tuple[str, str] = ("d", "d_prime")) -> None:
     """Refuse, before any draw, a pair an audit cannot judge: identical datasets (an audit
     of a dataset against itself can only pass), and — when ``relation`` is given (a name of
     :data:`PAIR_RELATIONS` or a callable ``d -> neighbours of d``) — a pair that is not
-    neighbouring under it, with the distance found."""
+    neighbouring under it, with the distance found. ``names``: what the messages call the
+    two datasets (the command line passes its options)."""
+    a, b = names
     if d is None or d_prime is None:
-        raise ParameterError("d and d_prime are both required (the pair of datasets)")
+        raise ParameterError(f"{a} and {b} are both required (the pair of datasets)")
     if canonical(d) == canonical(d_prime):
-        raise ParameterError("d_prime is identical to d: an audit of a dataset against itself "
+        raise ParameterError(f"{b} is identical to {a}: an audit of a dataset against itself "
                              "cannot see any leak and would pass whatever the mechanism; "
                              "give a neighbouring dataset")
     if relation is None:
@@ -200,9 +202,9 @@ def check_pair(d, d_prime, relation=None) -> None:
     if callable(relation):
         key = canonical(d_prime)
         if not any(canonical(x) == key for x in relation(d)):
-            raise ParameterError("d_prime is not a neighbour of d under the relation given "
-                                 "(relation(d) does not contain it)")
+            raise ParameterError(f"{b} is not a neighbour of {a} under the relation given "
+                                 f"(relation({a}) does not contain it)")
         return
     ok, found = distance(d, d_prime, relation)
     if not ok:
-        raise ParameterError(f"d_prime is not a {relation} neighbour of d: {found}")
+        raise ParameterError(f"{b} is not a {relation} neighbour of {a}: {found}")
