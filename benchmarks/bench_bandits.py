@@ -143,7 +143,7 @@ def main() -> None:
               policy("dist-rdp-se", epsilon=EPS, s=10),
               policy("dist-rdp-se", epsilon=EPS, s=10, mode="aggregate"),
               policy("dist-cdp-se", epsilon=EPS, s=10),
-              policy("cdp-se", epsilon=EPS), policy("ldp-se", epsilon=EPS),
+              policy("central-dp-se", epsilon=EPS), policy("ldp-se", epsilon=EPS),
               policy("dp-se", epsilon=EPS), policy("se"),
               policy("dist-dp-se", epsilon=EPS, widths="exact")]
     rows, records = [], []

@@ -107,7 +107,7 @@ def test_simulate_checks_arguments_before_work():
 
 
 def test_policy_names_and_labels():
-    assert set(POLICIES) == {"dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se",
+    assert set(POLICIES) == {"dist-dp-se", "dist-rdp-se", "dist-cdp-se", "central-dp-se", "ldp-se",
                              "se", "dp-se"}
     assert policy("dist-rdp-se", epsilon=0.5, s=10).label == "Dist-RDP-SE (s=10)"
     assert policy("dist-dp-se", epsilon=0.5, mode="aggregate").label == \
@@ -131,13 +131,13 @@ def test_discrete_laplace_mgf_below_exp_2b2lambda2(b, frac):
 @settings(max_examples=40, deadline=None)
 @given(b=st.integers(1, 12), arms=st.integers(2, 20), eps=st.sampled_from([0.1, 0.5, 1.0]))
 def test_width_ordering(b, arms, eps):
-    """se < cdp-se = dist-dp-se, dist-cdp-se < dist-rdp-se at s = 1 is not claimed; what
+    """se < central-dp-se = dist-dp-se, dist-cdp-se < dist-rdp-se at s = 1 is not claimed; what
     holds: every private width exceeds the non-private one, and ldp-se's the central one."""
     n = 4 ** b
     se = paper_width("se", None, n, arms, b, 0.1)
-    for name in ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se"):
+    for name in ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "central-dp-se", "ldp-se"):
         assert paper_width(name, eps, n, arms, b, 0.1, 10) > se
-    assert paper_width("ldp-se", eps, n, arms, b, 0.1) > paper_width("cdp-se", eps, n, arms,
+    assert paper_width("ldp-se", eps, n, arms, b, 0.1) > paper_width("central-dp-se", eps, n, arms,
                                                                      b, 0.1)
 
 
@@ -204,15 +204,15 @@ def test_regret_ordering_se_central_local():
     with ε = 0.1 arms with gaps below ~0.2 are never eliminated within 10^6 rounds (regret
     of order 10^5, measured ~15x central). The asserted factors 1.5 and 4 leave wide room.
     """
-    reg = {name: [] for name in ("se", "cdp-se", "ldp-se")}
+    reg = {name: [] for name in ("se", "central-dp-se", "ldp-se")}
     for i in range(4):
         env = easy_instance(10, 100 + i)
         for name in reg:
             spec = policy(name, epsilon=None if name == "se" else 0.1)
             reg[name].append(simulate(spec, env, 10**6, rng=i).final_regret)
     m = {k: float(np.mean(v)) for k, v in reg.items()}
-    assert 1.5 * m["se"] < m["cdp-se"]
-    assert 4 * m["cdp-se"] < m["ldp-se"]
+    assert 1.5 * m["se"] < m["central-dp-se"]
+    assert 4 * m["central-dp-se"] < m["ldp-se"]
 
 
 @pytest.mark.parametrize("spec", [
@@ -220,7 +220,7 @@ def test_regret_ordering_se_central_local():
     policy("dist-rdp-se", epsilon=0.5, s=10),
     policy("dist-cdp-se", epsilon=0.5, s=10),
     policy("ldp-se", epsilon=1),
-    policy("cdp-se", epsilon=0.5),
+    policy("central-dp-se", epsilon=0.5),
     policy("dist-dp-se", epsilon=0.5, mode="aggregate"),
     policy("dist-rdp-se", epsilon=0.5, s=10, mode="aggregate"),
 ], ids=lambda s: s.label)
@@ -281,7 +281,7 @@ def test_large_batches_stream_through_user_chunks(monkeypatch):
     sim = simulation
     monkeypatch.setattr(sim, "CHUNK_ENTRIES", 64)
     env = GaussianEnv((0.3, 0.32, 0.8))
-    for spec in (policy("dist-dp-se", epsilon=1), policy("cdp-se", epsilon=1),
+    for spec in (policy("dist-dp-se", epsilon=1), policy("central-dp-se", epsilon=1),
                  policy("dist-rdp-se", epsilon=1, s=10, mode="aggregate"), policy("se")):
         r = sim.simulate(spec, env, 20_000, rng=1, record_noise=True)
         assert math.isclose(r.final_regret, float(r.pulls @ env.gaps), rel_tol=1e-12)

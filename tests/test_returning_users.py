@@ -85,14 +85,14 @@ def test_pool_simulation_is_reproducible_and_records_participation():
 
 # ---------------------------------------------------------- per-batch noise of the plans
 @pytest.mark.parametrize("name,kw", [("dist-dp-se", {"mode": "aggregate"}),
-                                     ("cdp-se", {"mode": "aggregate"}),
+                                     ("central-dp-se", {"mode": "aggregate"}),
                                      ("ldp-se", {})])
 def test_batch_noise_is_the_plans_calibrated_noise(name, kw):
     k, T = 4, 1000
     spec = policy(name, epsilon=1, delta=DELTA, participations=k, **kw)
     res = simulate(spec, ENV, T, rng=0, record_noise=True)
     assert res.noise_log
-    trust = {"dist-dp-se": "distributed", "cdp-se": "central", "ldp-se": "local"}[name]
+    trust = {"dist-dp-se": "distributed", "central-dp-se": "central", "ldp-se": "local"}[name]
     for rec in res.noise_log:
         direct = plan(privacy="pure-dp", trust=trust, epsilon=1, n=rec.n, horizon=T,
                       delta=DELTA, participations=k,
@@ -239,7 +239,7 @@ def test_labels_and_plan_kwargs():
 
 
 # ----------------------------------------------------------------------------- end to end
-@pytest.mark.parametrize("name,kw", [("dist-dp-se", {}), ("cdp-se", {"mode": "aggregate"}),
+@pytest.mark.parametrize("name,kw", [("dist-dp-se", {}), ("central-dp-se", {"mode": "aggregate"}),
                                      ("ldp-se", {})])
 def test_tiny_simulation_end_to_end(name, kw):
     spec = policy(name, epsilon=1, delta=DELTA, participations=2, **kw)

@@ -194,7 +194,7 @@ def test_presets_valid():
     assert PRESETS["fig1-easy"].horizon == 10**6 and PRESETS["fig1-hard"].horizon == 10**7
     assert PRESETS["fig1-hard"].env.name == "hard" and PRESETS["fig1-easy"].runs == 20
     assert ("dist-rdp-se", 100) in PRESETS["fig1-easy"].policies
-    assert {n for n, _ in PRESETS["fig4"].policies} == {"cdp-se", "ldp-se", "dist-dp-se",
+    assert {n for n, _ in PRESETS["fig4"].policies} == {"central-dp-se", "ldp-se", "dist-dp-se",
                                                         "dist-rdp-se", "dist-cdp-se"}
     with pytest.raises(ValueError, match="fig1-easy"):
         get_preset("fig9")

@@ -330,14 +330,15 @@ def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
 
         prm = theorem_params(theorem, pt["eps"], int(pt["n"]), pt["p"], c=pt.get("c"))
         eps = mpmath.mpf(Fraction(pt["eps"]).numerator) / Fraction(pt["eps"]).denominator
-        llr, wrapped = view_llr(prm.noise, prm.g, prm.m if theorem in (1, 5) else None)
+        dep = prm.deployment
+        llr, wrapped = view_llr(prm.noise, prm.g, prm.m if dep.wraps else None)
         status, slack, detail = _rdp_row(pt, llr, eps)
         extra = ""
         if wrapped is not None:
             if ends(wrapped)[0] > eps:
                 status = FAILS
             extra = f"; mod-{prm.m} view {_fmt(wrapped)}"
-        view = "Σx̂ + noise" if theorem in (1, 5) else "per-user"
+        view = "Σx̂ + noise" if dep.wraps else "per-user"
         return Row(pt, status, slack,
                    f"g={prm.g}, τ={prm.tau}, m={prm.m}; LLR of the {view} view {detail}{extra}")
 

@@ -31,20 +31,16 @@ from fractions import Fraction
 import numpy as np
 
 from privtools.errors import ParameterError
+from privtools.planning import DEPLOYMENTS
 
 __all__ = ["MECHANISMS", "ProtocolMechanism", "protocol_mechanism"]
 
 # Views are read as int64 by the audit: moduli must stay below this.
 _VIEW_LIMIT = 2**62
 
-MECHANISMS = {
-    "dist-dp": dict(privacy="pure-dp", trust="distributed", secure="secagg"),
-    "dist-shuffle": dict(privacy="pure-dp", trust="distributed", secure="shuffle"),
-    "dist-rdp": dict(privacy="rdp", trust="distributed", secure="secagg"),
-    "dist-cdp": dict(privacy="cdp", trust="distributed", secure="secagg"),
-    "central": dict(privacy="pure-dp", trust="central", secure="secagg"),
-    "local": dict(privacy="pure-dp", trust="local", secure="secagg"),
-}
+# view name -> the planner's key (privtools.planning.deployments, one entry per deployment)
+MECHANISMS = {d.view: dict(privacy=d.privacy, trust=d.trust, secure=d.secure)
+              for d in DEPLOYMENTS}
 
 
 @dataclass(frozen=True)
@@ -89,14 +85,16 @@ def protocol_mechanism(name: str, epsilon, n: int, horizon: int = 10**6, s=1,
     Theorem 6 (local) is planned with ``tail="exact"`` (its bound needs Lemma 5's
     unspecified constant); the others with the paper's bound-based τ.
     """
+    from privtools.planning import by_view
     from privtools.planning import plan as make_plan
     from privtools.protocol import view_mechanism
 
     if name not in MECHANISMS:
         raise ParameterError(f"mechanism must be one of {sorted(MECHANISMS)}, got {name!r}")
     kind = MECHANISMS[name]
-    tail = "exact" if kind["trust"] == "local" else "bound"
-    s_arg = s if kind["privacy"] != "pure-dp" else 1
+    dep = by_view(name)
+    tail = "exact" if dep.needs_c else "bound"
+    s_arg = s if dep.scaled else 1
     p = make_plan(epsilon=epsilon, n=n, horizon=horizon, s=s_arg, tail=tail, **kind)
     if p.m >= _VIEW_LIMIT:  # the audit reads each view as one int64
         most = float(Fraction(p.epsilon) * _VIEW_LIMIT / p.m)
@@ -107,7 +105,7 @@ def protocol_mechanism(name: str, epsilon, n: int, horizon: int = 10**6, s=1,
     d = np.zeros(p.n)
     d_prime = d.copy()
     d_prime[0] = 1.0
-    if kind["privacy"] == "pure-dp":
+    if dep.pure:
         eps, dl = float(Fraction(p.epsilon)), 0.0
         claim = f"ε = {eps:g} (Theorem {p.theorem} (000))"
     else:

@@ -286,7 +286,7 @@ def _pure(plan: Plan, dps: int, deciding: bool = True):
     extra = 2 * plan.epsilon_secure if plan.epsilon_secure is not None else Fraction(0)
     achieved = llr + extra
     eps_iv = _intervals.interval(*_bounds_of(achieved))
-    view = "each user's message x̂_i + Lap_Z(g/ε)" if plan.theorem == 6 else "Σx̂ + noise"
+    view = plan.deployment.view_text
     detail = f"LLR of {view} = g/b = {plan.g}/({b}) exactly (Fact 2)"
     if extra:
         detail += f", plus 2ε̂ = {extra} of the relaxed SecAgg (assumed, Theorem 3)"
@@ -300,7 +300,7 @@ def _pure(plan: Plan, dps: int, deciding: bool = True):
                                 f"calibrated per-batch ε = {_short(plan.epsilon_view)}",
                                 f"{detail}; {meets} it"))
     wrapped = None
-    if plan.theorem != 6 and 2 * plan.g <= plan.m:
+    if plan.deployment.wraps and 2 * plan.g <= plan.m:
         wrapped = laplace_wrapped_llr(b, plan.g, plan.m, dps=max(dps, 30))
         lo, hi = _intervals.ends(wrapped)
         gap = _intervals.ends(laplace_wrapped_llr(b, plan.g, plan.m, gap=True))[0]
@@ -398,7 +398,7 @@ def _cdp(plan: Plan, dps: int, orders, delta: Fraction, deciding: bool = True):
 
     share = plan.share
     eps = plan.epsilon if deciding else plan.epsilon_view
-    g_theorem = theorem_params(4, eps, plan.n, plan.p_noise, s=plan.s).g
+    g_theorem = theorem_params(plan.theorem, eps, plan.n, plan.p_noise, s=plan.s).g
     eps_t = mpmath.mpf(discrete_gaussian_sum_cdp(plan.n, share.sigma2, g_theorem))
     eps_plan = mpmath.mpf(discrete_gaussian_sum_cdp(plan.n, share.sigma2, plan.g))
     targets = [eps_t * eps_t * a / 2 for a in orders]

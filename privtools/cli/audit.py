@@ -247,9 +247,13 @@ def _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, 
         raise ParameterError("give exactly one of --mechanism, --sampler or --mechanism-file")
     mode = modes[0]
     _refuse_other_modes(mode)
-    if mechanism in ("dist-dp", "dist-shuffle", "central", "local"):
+    from privtools.planning import DEPLOYMENTS, by_view
+
+    dep = None if mechanism is None else by_view(mechanism)
+    if dep is not None and dep.pure:
+        scaled = ", ".join(d.view for d in DEPLOYMENTS if not d.pure)
         checks.refuse(checks.given("s", "delta"), f"applies to the rdp/cdp mechanisms "
-                      f"(dist-rdp, dist-cdp) only; {mechanism} is pure ε-DP")
+                      f"({scaled}) only; {mechanism} is pure ε-DP")
     if sampler is not None and exact and sampler not in EXACT_SAMPLERS:
         raise ParameterError(f"--exact: there is no integer-only sampler for {sampler} "
                              f"(there is for {', '.join(EXACT_SAMPLERS)})")
@@ -264,9 +268,9 @@ def _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, 
     if mechanism is not None:
         from privtools.limits import N
 
-        if mechanism == "dist-cdp":
-            checks.int_range("n", n, 1, MAX_CDP_N, " for dist-cdp (its claim is the exact RDP "
-                             "curve of the n-fold sum)")
+        if dep is not None and dep.total == "nominal":
+            checks.int_range("n", n, 1, MAX_CDP_N, f" for {mechanism} (its claim is the exact "
+                             "RDP curve of the n-fold sum)")
         checks.within("n", n, N)
         samples = DEFAULT_SAMPLES if samples is None else samples
         if 2 * samples * n > MAX_USER_DRAWS:

@@ -161,7 +161,7 @@ def regret_runs(quick: bool):
     from privtools.bandits.zcdp import simulate_ucb, zcdp_policy
 
     T, runs = (20_000, 2) if quick else (200_000, 6)
-    batch = [policy("dist-dp-se", epsilon=1), policy("cdp-se", epsilon=1),
+    batch = [policy("dist-dp-se", epsilon=1), policy("central-dp-se", epsilon=1),
              policy("ldp-se", epsilon=1), policy("dist-rdp-se", epsilon=1, s=10),
              policy("se")]
     df = pd.concat([

@@ -11,6 +11,8 @@
                                                            per batch, or over the run
     guarantee(plan), plan_certificate(plan)                what a plan certifies, in its
                                                            user's terms, and its certified ε(δ)
+    DEPLOYMENTS, deployment(name)                          paper 000's six deployments as data
+                                                           (every per-deployment fact, once)
 
 ``exact_tau``, ``total_noise_tail``, ``ExactTau`` (the certified tail engine, in
 :mod:`privtools.exact.tails`) and ``NoiseSum`` (:mod:`privtools.noise`) are re-exported here
@@ -21,15 +23,27 @@ from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
 from privtools.noise import NoiseSum
 
 from .bits import FewestBits, fewest_bits
+from .deployments import (
+    DEPLOYMENTS,
+    POLICY_ALIASES,
+    Deployment,
+    by_key,
+    by_policy,
+    by_theorem,
+    by_view,
+    deployment,
+    policy_name,
+)
 from .guarantee import guarantee, plan_certificate, show_up
 from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
-from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params
+from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params, view_params
 
 __all__ = [
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
     "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
     "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",
     "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits", "guarantee",
-    "plan_certificate", "show_up",
+    "plan_certificate", "show_up", "Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment",
+    "by_theorem", "by_key", "by_view", "by_policy", "policy_name", "view_params",
 ]

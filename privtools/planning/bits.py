@@ -40,9 +40,10 @@ import mpmath
 from privtools.certified.intervals import Interval, ends, fraction_bounds, interval
 from privtools.errors import ParameterError
 from privtools.exact.tails import exact_tau, total_noise_tail
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, NoiseSum, Skellam
+from privtools.noise import NoiseSum
 from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
+from .deployments import DEPLOYMENTS, by_theorem
 from .participation import largest_true, per_user_epsilon
 from .plan import Plan, plan
 from .theorems import TheoremParams
@@ -50,7 +51,9 @@ from .theorems import TheoremParams
 __all__ = ["FewestBits", "Candidate", "SdHeuristic", "fewest_bits", "sd_heuristic",
            "error_radius", "ACCURACY_RULES", "THEOREM_OF"]
 
-THEOREM_OF = {"pure-dp": 1, "rdp": 2, "cdp": 4}   # distributed trust, SecAgg
+# distributed trust, SecAgg: privacy kind -> theorem (from privtools.planning.deployments)
+THEOREM_OF = {d.privacy: d.theorem for d in DEPLOYMENTS
+              if d.trust == "distributed" and d.secure == "secagg"}
 ACCURACY_RULES = ("radius", "floor")
 GRID_STEPS = 12            # noise grid: ε_b = ε·j/2^12 (the grid of participation.calibrate)
 SEARCH_POINTS = 2**12      # loss-grid size of the certificates made during the search
@@ -250,15 +253,10 @@ def _no_worse(g: int, tau: int, g0: int, tau0: int, n: int, p: Fraction) -> bool
 
 def _laws(theorem: int, g: int, eb: Fraction, n: int):
     """(share, total noise as planned, exact law of the total) at precision g and ε_b."""
-    if theorem == 1:
-        total = DiscreteLaplace(Fraction(g) / eb)          # Fact 1: Pólya shares sum to it
-        return total.shares(n), total, total
-    if theorem == 2:
-        total = Skellam(Fraction(g * g) / (eb * eb))
-        return total.shares(n), total, total
-    nominal = DiscreteGaussian(sigma2=Fraction(g * g) / (eb * eb))
-    share = nominal.shares(n)
-    return share, nominal, NoiseSum(share, n)
+    dep = by_theorem(theorem)
+    total = dep.law(g, eb)          # Fact 1 / Skellam's sums: the shares sum to it, or nominal
+    share = total.shares(n)
+    return share, total, NoiseSum(share, n) if dep.total == "nominal" else total
 
 
 def _certify(theorem: int, g: int, eb: Fraction, n: int, p: Fraction, delta: Fraction,
@@ -351,7 +349,7 @@ def fewest_bits(privacy: str, epsilon, delta, n: int, horizon: int, failure=None
     dq = check_nonneg("delta", delta)
     if dq >= 1:
         raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
-    if dq == 0 and theorem != 1:
+    if dq == 0 and not by_theorem(theorem).pure:
         raise ParameterError("delta must be > 0 for rdp and cdp: their views have no finite "
                              "pure ε")
     n = check_int("n", n, minimum=1)
@@ -365,7 +363,7 @@ def fewest_bits(privacy: str, epsilon, delta, n: int, horizon: int, failure=None
     sf = check_positive_fraction("s", s)
     if sf < 1:
         raise ParameterError(f"s must be >= 1 (the paper's scale of the reference), got {s!r}")
-    if theorem == 1 and sf != 1:
+    if not by_theorem(theorem).scaled and sf != 1:
         raise ParameterError(f"s applies to rdp and cdp only, got s={s!r} for pure-dp")
     max_certified = check_int("max_certified", max_certified, minimum=0)
     dps = check_int("dps", dps, minimum=5)

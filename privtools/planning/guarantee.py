@@ -64,7 +64,7 @@ def _delta(d) -> str:
 
 def _view_params(plan: Plan) -> TheoremParams:
     """The plan's own view (its g and noise, whatever they are) as theorem parameters."""
-    noise = plan.total_noise if plan.theorem == 4 else plan.mechanism_noise
+    noise = plan.total_noise if plan.deployment.total == "nominal" else plan.mechanism_noise
     return TheoremParams(plan.theorem, plan.epsilon_view, plan.n, plan.p_noise, plan.s,
                          plan.g, plan.tau, plan.m, plan.share, noise)
 
@@ -89,9 +89,9 @@ def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> P
     if not isinstance(plan, Plan):
         raise ParameterError(f"plan must be a privtools.planning.Plan, got "
                              f"{type(plan).__name__}")
-    if plan.theorem == 3:
-        raise ParameterError("plan: Theorem 3 (shuffle) has no loss distribution of its view "
-                             "(its relaxed SecAgg is an assumption); no certificate")
+    if not plan.deployment.loss_distribution:
+        raise ParameterError(f"plan: Theorem {plan.theorem} (shuffle) has no loss distribution "
+                             "of its view (its relaxed SecAgg is an assumption); no certificate")
     if delta is None:
         dq = plan.p if plan.delta is None else plan.delta - (plan.participation_failure or 0)
     else:
@@ -115,7 +115,7 @@ def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> P
 def _subject(plan: Plan) -> str:
     if _returning(plan):
         return "the whole run"
-    return "each user's message" if plan.theorem == 6 else "each batch"
+    return plan.deployment.subject
 
 
 def _who(plan: Plan) -> str:
@@ -139,7 +139,7 @@ def _paper_parameter(plan: Plan, delta) -> tuple[str, str]:
         conv = rdp_to_dp(curve, delta).epsilon
         return what, (f"as (ε, δ)-DP, Theorem 2's curve gives ({show_up(conv)}, "
                       f"{_delta(delta)})-DP (Lemma 10)")
-    g_theorem = theorem_params(4, eps, plan.n, plan.p_noise, s=s).g
+    g_theorem = theorem_params(plan.theorem, eps, plan.n, plan.p_noise, s=s).g
     eps_hat = discrete_gaussian_sum_cdp(plan.n, plan.share.sigma2, g_theorem)
     what = (f"ε = {_num(eps)} is Theorem 4's CDP parameter, not ({_num(eps)}, δ)-DP: each "
             f"batch's view is ½ε̂²-CDP for every user, ε̂ <= {show_up(eps_hat)} (Lemma 4 at "
@@ -190,17 +190,10 @@ def guarantee(plan: Plan, certificate: PldEpsilon | None = None, delta=None, *,
         return (f"{subject} is ({eps}, {_delta(plan.delta)})-DP for {who}, certified by the "
                 f"PLD accountant (ε({_delta(d_cert)}) <= {show_up(ends(cert)[1])}{per_batch}"
                 f"{pool})")
-    if plan.privacy == "pure-dp":
-        if plan.theorem == 3:
-            return (f"each batch's server view is {eps}-DP for every user (ε' = "
-                    f"{_num(plan.epsilon_view)} exact, plus 2ε̂ = "
-                    f"{_num(2 * plan.epsilon_secure)} of the relaxed SecAgg, assumed; "
-                    "Theorem 3)")
-        if plan.theorem == 5:
-            return f"each batch's released sum is {eps}-DP for every user (ε exact, Fact 2)"
-        if plan.theorem == 6:
-            return f"each user's message is {eps}-DP (local trust; ε exact, Fact 2)"
-        return f"each batch's server view is {eps}-DP for every user (ε exact, Fact 2)"
+    claim = plan.deployment.claim
+    if claim is not None:
+        return claim.format(eps=eps, eps_view=_num(plan.epsilon_view),
+                            secure2=_num(2 * (plan.epsilon_secure or 0)))
     dl = plan.p if delta is None else check_probability("delta", delta, zero=True)
     if dl == 0:
         raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have no "

@@ -24,12 +24,9 @@ import mpmath
 from flint import arb
 
 from privtools.accounting import (
-    DiscreteGaussianSumEvent,
-    DiscreteLaplaceEvent,
     DpEvent,
     PldAccountant,
     PldEpsilon,
-    SkellamEvent,
 )
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
@@ -38,7 +35,8 @@ from privtools.certified.search import last_true
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_positive_fraction
 
-from .theorems import TheoremParams, theorem_params
+from .deployments import by_theorem
+from .theorems import TheoremParams, view_params
 
 __all__ = ["batch_event", "per_user_epsilon", "calibrate", "pool_participations",
            "largest_true", "CALIBRATION_STEPS"]
@@ -55,16 +53,7 @@ def batch_event(params: TheoremParams, multiplicity: int = 1) -> DpEvent:
     if not isinstance(params, TheoremParams):
         raise ParameterError(f"params must be TheoremParams, got {type(params).__name__}")
     j = check_int("multiplicity", multiplicity, minimum=1)
-    t, g = params.theorem, params.g * j
-    if t in (1, 5, 6):
-        return DiscreteLaplaceEvent(scale=params.noise.scale, sensitivity=g)
-    if t == 2:
-        return SkellamEvent(var=params.noise.variance, sensitivity=g)
-    if t == 4:
-        return DiscreteGaussianSumEvent(params.n, params.share.sigma2, g)
-    raise ParameterError("Theorem 3 (shuffle) has no loss distribution of its view: its "
-                         "relaxed SecAgg is an (ε̂, q̂) assumption; returning users are "
-                         "certified for secagg, central and local plans")
+    return params.deployment.event(params, params.g * j)
 
 
 def _profile(participations) -> tuple[tuple[int, int], ...]:
@@ -95,11 +84,7 @@ def per_user_epsilon(params: TheoremParams, participations, delta,
 
 
 def _params(theorem: int, eps: Fraction, n: int, p: Fraction, s) -> TheoremParams:
-    if theorem == 6:
-        # g and the noise of Theorem 6 are Theorem 1's (τ needs Lemma 5's c; privacy does not)
-        base = theorem_params(1, eps, n, p)
-        return TheoremParams(6, eps, n, p, None, base.g, 0, 0, base.noise, base.noise)
-    return theorem_params(theorem, eps, n, p, s=s)
+    return view_params(theorem, eps, n, p, s=s)
 
 
 def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
@@ -118,7 +103,7 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
     if not (0 <= dq < 1):
         raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
     if dq == 0:
-        if theorem not in (1, 5, 6):
+        if not by_theorem(theorem).pure:
             raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have "
                                  "no finite pure ε")
         eb = eps / k

@@ -25,8 +25,9 @@ from privtools.noise import IntegerDistribution, NoiseSum
 from privtools.validation import check_int, check_nonneg, check_positive_fraction
 from privtools.validation import show_number as show
 
+from .deployments import DEPLOYMENTS, Deployment, by_key, by_theorem
 from .participation import calibrate, pool_participations
-from .theorems import TheoremParams, theorem_params
+from .theorems import theorem_params, view_params
 
 __all__ = ["Plan", "plan", "with_parameters", "SUPPORTED", "PRIVACY", "TRUST", "SECURE",
            "TAIL_MODES"]
@@ -35,23 +36,8 @@ PRIVACY = ("pure-dp", "rdp", "cdp")
 TRUST = ("distributed", "central", "local")
 SECURE = ("secagg", "shuffle")
 TAIL_MODES = ("bound", "exact")
-# (privacy, trust, secure) -> theorem of paper 000
-SUPPORTED = {
-    ("pure-dp", "distributed", "secagg"): 1,
-    ("pure-dp", "distributed", "shuffle"): 3,
-    ("rdp", "distributed", "secagg"): 2,
-    ("cdp", "distributed", "secagg"): 4,
-    ("pure-dp", "central", "secagg"): 5,
-    ("pure-dp", "local", "secagg"): 6,
-}
-_BOUND_METHOD = {
-    1: "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 1)",
-    2: "bound: Proposition 1, τ = ⌈(2g/ε)√log(2/p) + √2 log(2/p)⌉ (Theorem 2)",
-    3: "bound: Fact 2 tail of Lap_Z(g/ε'), τ = ⌈(g/ε') log(2/p')⌉ (Theorem 3)",
-    4: "bound: sub-Gaussian tail, τ = ⌈(g/ε)√(2 log(2/p))⌉ (Theorem 4)",
-    5: "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 5)",
-    6: "bound: Lemma 5 with the caller's c, τ = ⌈(cg/ε)√(2n log(2/p))⌉ (Theorem 6)",
-}
+# (privacy, trust, secure) -> theorem of paper 000 (read from privtools.planning.deployments)
+SUPPORTED = {d.key: d.theorem for d in DEPLOYMENTS}
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
@@ -148,9 +134,14 @@ class Plan:
         return None if self.bits_bound is None else self.bits_bound - self.bits
 
     @property
+    def deployment(self) -> Deployment:
+        """The deployment of paper 000 the plan instantiates (its theorem's facts)."""
+        return by_theorem(self.theorem)
+
+    @property
     def exact_total_noise(self) -> IntegerDistribution | NoiseSum:
         """The true law of the total noise (the n-fold sum for discrete-Gaussian shares)."""
-        if self.theorem == 4:
+        if self.deployment.total == "nominal":
             return NoiseSum(self.share, self.n)
         return self.total_noise
 
@@ -158,7 +149,7 @@ class Plan:
     def mechanism_noise(self) -> IntegerDistribution | NoiseSum:
         """The noise in the view whose privacy is planned: the total noise, except in the
         local model, where each user's message carries its own Lap_Z(g/ε)."""
-        return self.share if self.theorem == 6 else self.exact_total_noise
+        return self.share if self.deployment.per_user_view else self.exact_total_noise
 
     # ------------------------------------------------------------------ display
     def to_dict(self) -> dict:
@@ -309,24 +300,20 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         if dq != 0:  # (0: pure ε-DP)
             DELTA.check(dq)
     pool_u = None if pool is None else check_int("pool", pool, minimum=1)
-    key = (privacy, trust, secure)
-    if key not in SUPPORTED:
-        options = "; ".join(f"{a}+{b}+{d} (Theorem {t})" for (a, b, d), t in SUPPORTED.items())
-        raise ParameterError(f"unsupported combination privacy={privacy!r}, trust={trust!r}, "
-                             f"secure={secure!r}; supported: {options}")
-    theorem = SUPPORTED[key]
+    dep = by_key(privacy, trust, secure)
+    theorem = dep.theorem
     if privacy == "pure-dp" and sf != 1:
         raise ParameterError(f"s applies to rdp and cdp plans only, got s={s!r} for pure-dp")
-    if cf is not None and theorem != 6:
+    if cf is not None and not dep.needs_c:
         raise ParameterError("c (Lemma 5's constant) applies to trust='local' only")
-    if theorem == 6 and cf is None and tail == "bound":
+    if dep.needs_c and cf is None and tail == "bound":
         raise ParameterError("c (the constant of Lemma 5, unspecified in paper 000) is "
                              "required for trust='local' with tail='bound'; tail='exact' "
                              "needs no c")
 
     returning = dq is not None or k > 1 or pool_u is not None
     if returning:
-        if theorem == 3:
+        if not dep.loss_distribution:
             raise ParameterError("delta / participations / pool are certified for secagg, "
                                  "central and local plans; shuffle's relaxed SecAgg has no "
                                  "loss distribution")
@@ -339,11 +326,9 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
             raise ParameterError("pool needs delta > 0 (the participation profile fails with "
                                  "a small probability that delta must cover)")
 
-    q_hat = eps_secure = None
-    p_noise = pf
-    if theorem == 3:
-        p_noise = q_hat = pf / 2
-        eps_secure = eps / 4
+    p_noise = pf * dep.noise_failure
+    q_hat = None if dep.secure_fraction is None else pf - p_noise
+    eps_secure = None if dep.secure_fraction is None else eps * dep.secure_fraction
     profile = cert = failure = None
     eps_target = eps
     if returning:
@@ -352,39 +337,31 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
             profile, failure = pool_participations(pool_u, n, horizon, dq / 10)
             d_left = dq - failure
         eps, cert = calibrate(theorem, eps_target, d_left, profile, n, p_noise, s=sf)
-    if theorem == 6 and cf is None:
-        # g does not depend on c: take it from Theorem 1's choice (Theorem 6 shares it)
-        base = theorem_params(1, eps, n, p_noise)
-        prm = TheoremParams(6, eps, n, p_noise, None, base.g, 0, 0, base.noise, base.noise)
+    if dep.needs_c and cf is None:
+        prm = view_params(theorem, eps, n, p_noise)
         tau_bound = None
     else:
         prm = theorem_params(theorem, eps, n, p_noise, s=sf, c=cf)
         tau_bound = prm.tau
     g = prm.g
     _check_modulus(n * g + 1, n, g, privacy)  # m >= ng + 1 whatever τ: before the exact tail
-    eps_view = eps / 2 if theorem == 3 else eps
+    eps_view = eps * dep.view_fraction
 
     share, central = prm.share, None
-    note = "exact law of the sum of the n shares"
-    total: IntegerDistribution | NoiseSum = prm.noise
-    if theorem == 5:
-        share, central = None, prm.noise
-        note = "added once by the analyzer"
-    elif theorem == 4:
-        note = ("nominal: the true total is the n-fold sum of the shares, close to it "
-                "(Lemma 4); exact tails and privacy are computed on that sum")
-    elif theorem == 6:
-        total = NoiseSum(prm.noise, n)
-        note = "exact law: each user adds Lap_Z(g/ε); no closed form for the sum"
+    if dep.site == "analyzer":
+        central = prm.noise
+    total: IntegerDistribution | NoiseSum = (NoiseSum(prm.noise, n) if dep.total == "sum"
+                                             else prm.noise)
+    note = dep.total_note
 
     tail_iv = tail_below = None
     if tail == "exact":
-        law = NoiseSum(prm.share, n) if theorem == 4 else total
+        law = NoiseSum(prm.share, n) if dep.total == "nominal" else total
         res = exact_tau(law, p_noise, dps=dps)
         tau, method = res.tau, res.method
         tail_iv, tail_below = res.tail, res.tail_below
     else:
-        tau, method = tau_bound, _BOUND_METHOD[theorem]
+        tau, method = tau_bound, dep.tau_text
     m = _check_modulus(n * g + 2 * tau + 1, n, g, privacy)
     return Plan(privacy, trust, secure, theorem, eps_target, n, horizon, pf,
                 sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,

@@ -30,13 +30,15 @@ from fractions import Fraction
 import mpmath
 
 from privtools.errors import CertificationError, ParameterError
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, IntegerDistribution, Skellam
+from privtools.noise import IntegerDistribution
 from privtools.proven import proven
 from privtools.validation import POINT_LIMIT, check_int, check_positive_fraction
 
-__all__ = ["TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS"]
+from .deployments import DEPLOYMENTS, Deployment, by_theorem
 
-THEOREMS = (1, 2, 3, 4, 5, 6)
+__all__ = ["TheoremParams", "theorem_params", "view_params", "ceil_sqrt", "THEOREMS"]
+
+THEOREMS = tuple(d.theorem for d in DEPLOYMENTS)
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,11 @@ class TheoremParams:
     def bits(self) -> int:
         """Bits per user message: ⌈log₂ m⌉."""
         return (self.m - 1).bit_length()
+
+    @property
+    def deployment(self) -> Deployment:
+        """The deployment of paper 000 these parameters instantiate."""
+        return by_theorem(self.theorem)
 
 
 def ceil_sqrt(q: Fraction) -> int:
@@ -114,51 +121,47 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
     paper's p' = q̂ = 1/(2T)). ``epsilon`` is always the end-to-end target; Theorem 3 calibrates
     its noise to ε' = ε/2 (the relaxed SecAgg's 2ε̂ = ε/2 is the rest).
     """
-    if theorem not in THEOREMS:
-        raise ParameterError(f"theorem must be one of {THEOREMS}, got {theorem!r}")
+    dep = by_theorem(theorem)
     eps = check_positive_fraction("epsilon", epsilon)
     n = check_int("n", n, minimum=1)
     pf = check_positive_fraction("p", p, upper=1)
     sf = check_positive_fraction("s", s)
     if sf < 1:
         raise ParameterError(f"s must be >= 1, got {s!r}")
+    cf = None
+    if dep.needs_c:
+        if c is None:
+            raise ParameterError(f"c (the constant of Lemma 5) is required for theorem {theorem}")
+        cf = check_positive_fraction("c", c)
+    ev, g, noise, share = _calibrated(dep, eps, n, sf)
     with mpmath.workdps(60):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
         log2p = mpmath.log(2 / (mpmath.mpf(pf.numerator) / pf.denominator))
-        if theorem == 3:
-            ep = eps / 2  # ε' of Theorem 3
-            g = ceil_sqrt(ep * ep * n)
-            epm = mpmath.mpf(ep.numerator) / ep.denominator
-            tau = _tau(g / epm * log2p, eps, n, pf, g)
-            noise = DiscreteLaplace(Fraction(g) / ep)
-            share = noise.shares(n)
-            s_used = None
-        elif theorem in (1, 5, 6):
-            g = ceil_sqrt(eps * eps * n)
-            if theorem == 6:
-                if c is None:
-                    raise ParameterError("c (the constant of Lemma 5) is required for theorem 6")
-                cf = check_positive_fraction("c", c)
-                cm = mpmath.mpf(cf.numerator) / cf.denominator
-                tau = _tau(cm * g / e * mpmath.sqrt(2 * n * log2p), eps, n, pf, g, cf)
-            else:
-                tau = _tau(g / e * log2p, eps, n, pf, g)
-            noise = DiscreteLaplace(Fraction(g) / eps)
-            share = noise.shares(n) if theorem == 1 else None
-            s_used = None
-        else:
-            g = ceil_sqrt(sf * sf * eps * eps * n)
-            var = Fraction(g * g) / (eps * eps)
-            if theorem == 2:
-                tau = _tau(2 * g / e * mpmath.sqrt(log2p) + mpmath.sqrt(2) * log2p,
-                           eps, n, pf, g)
-                noise = Skellam(var)
-            else:
-                tau = _tau(g / e * mpmath.sqrt(2 * log2p), eps, n, pf, g)
-                noise = DiscreteGaussian(sigma2=var)
-            share = noise.shares(n)
-            s_used = sf
-    if theorem == 6:
-        share = noise  # each user adds the full Lap_Z(g/ε) to their own value
+        evm = mpmath.mpf(ev.numerator) / ev.denominator
+        cm = None if cf is None else mpmath.mpf(cf.numerator) / cf.denominator
+        tau = _tau(dep.tau(g, evm, n, log2p, cm), eps, n, pf, g, cf)
     m = n * g + 2 * tau + 1
-    return TheoremParams(theorem, eps, n, pf, s_used, g, tau, m, share, noise)
+    return TheoremParams(theorem, eps, n, pf, sf if dep.scaled else None, g, tau, m, share,
+                         noise)
+
+
+def _calibrated(dep: Deployment, eps: Fraction, n: int, s: Fraction):
+    """(ε of the view, g, the calibrated law, one user's share) of a deployment."""
+    ev = eps * dep.view_fraction          # ε' = ε/2 of Theorem 3, else ε
+    scale = s if dep.scaled else 1
+    g = ceil_sqrt(scale * scale * ev * ev * n)
+    noise = dep.law(g, ev)
+    share = noise.shares(n) if dep.site == "shares" else noise if dep.site == "user" else None
+    return ev, g, noise, share
+
+
+def view_params(theorem: int, epsilon, n: int, p, s=1) -> TheoremParams:
+    """The view a batch releases under ``theorem``: :func:`theorem_params`, except that a
+    theorem whose τ bound needs Lemma 5's constant c (Theorem 6) gets its g and noise — which
+    do not depend on c — with τ = m = 0 (an exact tail sets them)."""
+    dep = by_theorem(theorem)
+    if not dep.needs_c:
+        return theorem_params(theorem, epsilon, n, p, s=s)
+    eps = check_positive_fraction("epsilon", epsilon)
+    pf = check_positive_fraction("p", p, upper=1)
+    _, g, noise, share = _calibrated(dep, eps, check_int("n", n, minimum=1), Fraction(1))
+    return TheoremParams(theorem, eps, n, pf, None, g, 0, 0, share, noise)

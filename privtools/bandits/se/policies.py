@@ -4,16 +4,22 @@ A :class:`PolicySpec` says *which* algorithm runs — the trust model and noise 
 protocol, the batch schedule, the confidence widths, the secure computation, and whether
 every user is simulated — and :func:`privtools.bandits.se.simulation.simulate` interprets it.
 
-    name           protocol per batch (plan of n = l(b) users, p = 1/T)
-    "dist-dp-se"   Theorem 1 (000): Pólya shares, total Lap_Z(g/ε), SecAgg — pure DP
-                   (Theorem 3 with secure="shuffle")
-    "dist-rdp-se"  Theorem 2: Skellam shares, total Sk(0, g²/ε²) — RDP (scale s)
-    "dist-cdp-se"  Theorem 4: discrete-Gaussian shares — CDP (scale s)
-    "cdp-se"       Theorem 5: central Lap_Z(g/ε) added by the analyzer
-    "ldp-se"       Theorem 6: each user adds Lap_Z(g/ε) (τ from the exact tail: c unspecified)
-    "se"           non-private batch SE: exact batch sums, no encoding
-    "dp-se"        DP-SE of Sajed & Sheffet 2019 (central, continuous Laplace(1/ε) on each
-                   batch sum; its own schedule and width) — a float-noise baseline
+    name             protocol per batch (plan of n = l(b) users, p = 1/T)
+    "dist-dp-se"     Theorem 1 (000): Pólya shares, total Lap_Z(g/ε), SecAgg — pure DP
+                     (Theorem 3 with secure="shuffle")
+    "dist-rdp-se"    Theorem 2: Skellam shares, total Sk(0, g²/ε²) — RDP (scale s)
+    "dist-cdp-se"    Theorem 4: discrete-Gaussian shares — concentrated DP (scale s)
+    "central-dp-se"  Theorem 5: central Lap_Z(g/ε) added by the analyzer (alias "cdp-se",
+                     the legend of paper 000's figures)
+    "ldp-se"         Theorem 6: each user adds Lap_Z(g/ε) (τ from the exact tail: c
+                     unspecified)
+    "se"             non-private batch SE: exact batch sums, no encoding
+    "dp-se"          DP-SE of Sajed & Sheffet 2019 (central, continuous Laplace(1/ε) on each
+                     batch sum; its own schedule and width) — a float-noise baseline
+
+The first five are paper 000's deployments: every fact about them (the plan's key, the
+secure computations, whether one draw per batch is exact, the paper's widths) is read from
+:data:`privtools.planning.DEPLOYMENTS`; the last two are :data:`BASELINES`.
 
 Returning users (App. H of 000; ``privtools.planning.participation``): ``participations=k``
 says each user joins up to k batches of a run, ``pool=U`` that each round's user is drawn
@@ -22,13 +28,13 @@ uniformly with replacement from U people (the simulator draws the ids). Either m
 every batch's plan is ``plan(..., delta=, participations=k)`` or ``plan(..., pool=U)``,
 whose noise is calibrated by the PLD accountant to a per-batch ``plan.epsilon_view``.
 Giving ``delta`` alone (k = 1) calibrates a single view to (ε, δ)-DP. Certified for
-dist-dp-se, dist-rdp-se, dist-cdp-se (Theorems 1, 2, 4), cdp-se (5) and ldp-se (6) with
+dist-dp-se, dist-rdp-se, dist-cdp-se (Theorems 1, 2, 4), central-dp-se (5) and ldp-se (6) with
 the ideal or masked SecAgg; refused for the shuffle (Theorem 3: its relaxed SecAgg has no
 loss distribution), for dp-se (no discrete plan) and for se (nothing to account).
 
 ``mode="aggregate"`` draws each batch's total noise once instead of one share per user:
 exact in law for dist-dp-se (Fact 1: n Pólya-difference shares sum to Lap_Z(g/ε)),
-dist-rdp-se (Skellam is closed under sums), cdp-se and dp-se (one central draw anyway) and
+dist-rdp-se (Skellam is closed under sums), central-dp-se and dp-se (one central draw anyway) and
 se (no noise). It is refused for dist-cdp-se (a sum of discrete Gaussians is not a discrete
 Gaussian, Lemma 4) and ldp-se (no closed form for the sum of n Lap_Z).
 """
@@ -39,30 +45,47 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privtools.errors import ParameterError
+from privtools.planning import DEPLOYMENTS, Deployment, by_policy, policy_name
 from privtools.validation import check_int, check_positive_fraction, to_fraction
 
 __all__ = ["PolicySpec", "policy", "POLICIES", "PRIVATE", "SCALED", "AGGREGATE_OK",
-           "SECURE_OPTIONS", "WIDTHS", "MODES"]
+           "SECURE_OPTIONS", "WIDTHS", "MODES", "Baseline", "BASELINES"]
 
-POLICIES = ("dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "se", "dp-se")
-PRIVATE = tuple(n for n in POLICIES if n != "se")
-SCALED = ("dist-rdp-se", "dist-cdp-se")          # take the scale s of Theorems 2 and 4
-AGGREGATE_OK = ("dist-dp-se", "dist-rdp-se", "cdp-se", "dp-se", "se")
+
+@dataclass(frozen=True)
+class Baseline:
+    """A policy that is not one of paper 000's deployments: ``private`` whether it adds
+    continuous Laplace(1/ε) to each batch sum (else it releases exact sums), ``own_schedule``
+    whether it has the batch sizes and width of DP-SE (Sajed & Sheffet 2019) instead of
+    l(b) = base**b and eq. (2)."""
+
+    name: str
+    label: str
+    private: bool
+    own_schedule: bool
+
+
+BASELINES = (Baseline("se", "SE", private=False, own_schedule=False),
+             Baseline("dp-se", "DP-SE", private=True, own_schedule=True))
+_BASELINE = {b.name: b for b in BASELINES}
+_DEPLOYED = tuple(dict.fromkeys(d.policy for d in DEPLOYMENTS))   # paper 000's, in order
+
+POLICIES = _DEPLOYED + tuple(_BASELINE)
+PRIVATE = tuple(n for n in POLICIES if n not in _BASELINE or _BASELINE[n].private)
+SCALED = tuple(n for n in _DEPLOYED if by_policy(n).scaled)  # the scale s (Theorems 2, 4)
+AGGREGATE_OK = tuple(n for n in _DEPLOYED if by_policy(n).aggregate) + tuple(_BASELINE)
 SECURE_OPTIONS = ("ideal", "masked", "shuffle")
 WIDTHS = ("paper", "exact")
 MODES = ("faithful", "aggregate")
 
-_LABELS = {
-    "dist-dp-se": "Dist-DP-SE", "dist-rdp-se": "Dist-RDP-SE", "dist-cdp-se": "Dist-CDP-SE",
-    "cdp-se": "CDP-SE", "ldp-se": "LDP-SE", "se": "SE", "dp-se": "DP-SE",
-}
-# secure computations each policy may use besides the ideal modular sum
-_SECURE_OK = {
-    "dist-dp-se": ("masked", "shuffle"),
-    "dist-rdp-se": ("masked",),
-    "dist-cdp-se": ("masked",),
-    "cdp-se": ("masked",),
-}
+
+def _secure_ok(name: str) -> tuple[str, ...]:
+    """Secure computations a policy may use besides the ideal modular sum."""
+    d = by_policy(name)
+    if d is None:
+        return ()
+    return (("masked",) if d.masked else ()) + (
+        ("shuffle",) if by_policy(name, "shuffle") is not None else ())
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
@@ -107,8 +130,9 @@ class PolicySpec:
     pool: int | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "name", policy_name(self.name))
         _choice("name", self.name, POLICIES)
-        if self.name == "se":
+        if not self.private:
             if self.epsilon is not None:
                 raise ParameterError("epsilon must be None for the non-private policy 'se'")
         else:
@@ -123,18 +147,17 @@ class PolicySpec:
                                  f"{self.name!r}")
         check_int("base", self.base, minimum=2)
         _choice("widths", self.widths, WIDTHS)
-        if self.name == "dp-se" and self.widths != "paper":
+        if self.own_schedule and self.widths != "paper":
             raise ParameterError("dp-se has its own width (Sajed & Sheffet 2019): "
                                  "widths must be 'paper'")
         pf = to_fraction("p", self.p)
         if not 0 < pf < 1:
             raise ParameterError(f"p must lie in (0, 1), got {self.p!r}")
         _choice("secure", self.secure, SECURE_OPTIONS)
-        if self.secure != "ideal" and self.secure not in _SECURE_OK.get(self.name, ()):
+        if self.secure != "ideal" and self.secure not in _secure_ok(self.name):
             raise ParameterError(f"secure={self.secure!r} is not available for "
                                  f"{self.name!r} (allowed: ideal"
-                                 + "".join(f", {x}" for x in _SECURE_OK.get(self.name, ()))
-                                 + ")")
+                                 + "".join(f", {x}" for x in _secure_ok(self.name)) + ")")
         _choice("mode", self.mode, MODES)
         self._check_returning()
         if self.mode == "aggregate":
@@ -163,12 +186,11 @@ class PolicySpec:
             return
         what = ("pool" if self.pool is not None else
                 "participations" if k > 1 else "delta")
-        if self.name in ("se", "dp-se"):
+        if self.deployment is None:
             raise ParameterError(
                 f"{what} is refused for {self.name!r}: returning users are certified through "
-                "the discrete plans of privtools.planning (dist-dp-se, dist-rdp-se, "
-                "dist-cdp-se, cdp-se, ldp-se)" + (" and se releases nothing private"
-                                                  if self.name == "se" else ""))
+                f"the discrete plans of privtools.planning ({', '.join(_DEPLOYED)})"
+                + (f" and {self.name} releases nothing private" if not self.private else ""))
         if self.secure == "shuffle":
             raise ParameterError(f"{what} is refused with secure='shuffle': Theorem 3's "
                                  "relaxed SecAgg has no privacy-loss distribution")
@@ -192,9 +214,20 @@ class PolicySpec:
         return self.delta is not None or self.participations > 1 or self.pool is not None
 
     @property
+    def deployment(self) -> Deployment | None:
+        """The deployment of paper 000 the policy runs (with its ``secure``), or None for a
+        :data:`BASELINES` policy."""
+        return by_policy(self.name, self.secure)
+
+    @property
+    def own_schedule(self) -> bool:
+        """Whether the policy has DP-SE's own batch sizes and width (a baseline's field)."""
+        return self.name in _BASELINE and _BASELINE[self.name].own_schedule
+
+    @property
     def private(self) -> bool:
         """Whether the policy adds noise (every policy except the non-private ``se``)."""
-        return self.name != "se"
+        return self.name not in _BASELINE or _BASELINE[self.name].private
 
     @property
     def epsilon_exact(self) -> Fraction | None:
@@ -211,7 +244,8 @@ class PolicySpec:
     def label(self) -> str:
         """Legend text, e.g. "Dist-RDP-SE (s=10)"; non-default widths, secure computation
         and mode are appended in brackets."""
-        out = _LABELS[self.name]
+        out = (_BASELINE[self.name].label if self.name in _BASELINE
+               else by_policy(self.name).label)
         if self.name in SCALED:
             out += f" (s={_num(self.s)})"
         extras = [x for x, default in ((self.widths, "paper"), (self.secure, "ideal"),
@@ -229,14 +263,15 @@ class PolicySpec:
     def plan_kwargs(self) -> dict | None:
         """Keyword arguments of :func:`privtools.planning.plan` for this policy's batches
         (None for "se" and "dp-se", which use no discrete protocol)."""
-        if self.name in ("se", "dp-se"):
+        d = self.deployment
+        if d is None:
             return None
-        secure = "shuffle" if self.secure == "shuffle" else "secagg"
-        kw = {"dist-dp-se": dict(privacy="pure-dp", trust="distributed"),
-              "dist-rdp-se": dict(privacy="rdp", trust="distributed", s=self.s_exact),
-              "dist-cdp-se": dict(privacy="cdp", trust="distributed", s=self.s_exact),
-              "cdp-se": dict(privacy="pure-dp", trust="central"),
-              "ldp-se": dict(privacy="pure-dp", trust="local", tail="exact")}[self.name]
+        secure = d.secure
+        kw = dict(privacy=d.privacy, trust=d.trust)
+        if d.scaled:
+            kw["s"] = self.s_exact
+        if d.needs_c:
+            kw["tail"] = "exact"      # Lemma 5's c is unspecified: the certified tail
         kw["secure"] = secure
         if self.returning:
             kw["delta"] = self.delta

@@ -210,10 +210,9 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
     """(estimates R_a(b) for a in ``arms``, total noise per arm or None)."""
     A = arms.size
     est = np.empty(A, dtype=np.float64)
-    name = spec.name
-    if name in ("se", "dp-se"):
+    if spec.deployment is None:  # a baseline: exact batch sums, or DP-SE's Laplace(1/ε)
         sums = _row_sums(env, arms, n, gen, lambda x: x.sum(axis=1), np.float64)
-        if name == "se":
+        if not spec.private:
             return sums, None
         lap = gen.laplace(0.0, 1.0 / float(spec.epsilon_exact), size=A)
         return sums + lap, lap
@@ -292,7 +291,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
             break
         b += 1
         A = active.size
-        n = dpse_batch_size(A, b, p, eps) if spec.name == "dp-se" else spec.base ** b
+        n = dpse_batch_size(A, b, p, eps) if spec.own_schedule else spec.base ** b
         if t + A * n > T:  # last, partial batch: pull the remaining users, release nothing
             rem = T - t
             full, part = divmod(rem, n)
@@ -311,7 +310,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
         simulated += A * n
         released += 1
         mu_hat = R / n
-        if spec.name == "dp-se":
+        if spec.own_schedule:
             beta = dpse_width(n, A, b, p, eps)
         elif spec.widths == "exact":
             law = None if plan is None else plan.exact_total_noise

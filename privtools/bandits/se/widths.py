@@ -12,9 +12,10 @@ probability >= 1 − 3p. The first term is Hoeffding's bound for the mean of l(b
 the privacy noise N/g (N the integer total noise of the plan, decoded exactly when
 |N| <= τ), and Term (ii), the randomized-rounding error Σ_i (x̂_i − g x_i)/g.
 
-``widths="paper"`` — (σ, h) per policy (:func:`paper_sigma_h`):
+``widths="paper"`` — (σ, h) per policy (:func:`paper_sigma_h`, which reads the
+``sigma_h`` of each deployment in :mod:`privtools.planning.deployments`):
 
-* dist-dp-se, cdp-se (Theorems 1 and 5, total noise Lap_Z(g/ε)): (σ, h) = (√2/ε, 1/ε).
+* dist-dp-se, central-dp-se (Theorems 1 and 5, total noise Lap_Z(g/ε)): (σ, h) = (√2/ε, 1/ε).
   h: Fact 2 gives P(|N| > k) <= e^{−εk/g}, so |N|/g <= log(1/p')/ε <= log(2/p')/ε.
   σ: Term (ii) <= √(2n log(2/p')/g²) <= (√2/ε)√log(2/p') since g >= ε√n (000 App. C).
 * dist-rdp-se (Theorem 2, total Sk(0, g²/ε²)): (σ, h) = (2/ε + √2/(sε), 1/(sε)), the
@@ -78,24 +79,16 @@ def paper_sigma_h(name: str, epsilon: float | None, s: float = 1.0,
 
     ``n`` (the batch size l(b)) is needed for ``"ldp-se"`` only, whose σ grows like √l.
     """
-    if name == "se":
-        return 0.0, 0.0
+    from ...planning import by_policy
+
+    d = by_policy(name)
+    if d is None:
+        if name == "se":  # no privacy noise
+            return 0.0, 0.0
+        raise ParameterError(f"no paper width for policy {name!r}")
     if epsilon is None:
         raise ParameterError(f"epsilon is required for the widths of {name!r}")
-    e = float(epsilon)
-    s = float(s)
-    r2 = math.sqrt(2.0)
-    if name in ("dist-dp-se", "cdp-se"):
-        return r2 / e, 1.0 / e
-    if name == "dist-rdp-se":
-        return 2.0 / e + r2 / (s * e), 1.0 / (s * e)
-    if name == "dist-cdp-se":
-        return r2 / e + r2 / (s * e), 0.0
-    if name == "ldp-se":
-        if n is None:
-            raise ParameterError("n (the batch size) is required for the widths of 'ldp-se'")
-        return 2.0 * math.sqrt(2.0 * n) / e + r2 / e, 2.0 * r2 / e
-    raise ParameterError(f"no paper width for policy {name!r}")
+    return d.sigma_h(float(epsilon), float(s), n)
 
 
 def hoeffding_term(n: int, arms: int, b: int, p: float) -> float:
