@@ -22,6 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from privtools.errors import ParameterError, UnsupportedEventError
+from privtools.neighbours import REPLACE_ONE
 from privtools.validation import check_int
 
 from .events import ComposedEvent, DpEvent, RepeatedEvent
@@ -60,7 +61,7 @@ class Accountant(ABC):
     supported_events: tuple[type[DpEvent], ...] = ()
 
     #: The neighbouring relation the guarantees are stated for (see the class docstring).
-    neighbouring: str = "replace-one"
+    neighbouring: str = REPLACE_ONE
 
     def __init__(self) -> None:
         self._events: list[tuple[DpEvent, int]] = []
