@@ -39,7 +39,6 @@ diffprivlib in :mod:`privtools.testing.adapters`; a pytest plugin
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 import sys
 from dataclasses import dataclass
@@ -64,6 +63,9 @@ def __getattr__(name):  # the submodules on first use (strategies needs hypothes
     if name == "adapters":
         import privtools.testing.adapters as module
         return module
+    if name == "MinimalCounterexample":  # the search's one result type, by its earlier name
+        from verification.audit import Counterexample
+        return Counterexample
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -230,11 +232,11 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
             raise ParameterError("give either the pair d, d_prime or datasets=, not both")
         if exact:
             raise ParameterError("exact=True checks one pair: give d and d_prime")
-        cx, search = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng,
-                             max_samples, audit_options, **search_opts)
-        if cx is not None:
+        cx = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
+                     audit_options, **search_opts)
+        if not cx.passed:
             raise PrivacyAssertionError("privacy search " + cx.summary(), cx.audit, cx)
-        return search
+        return cx
     if d is None or d_prime is None:
         raise ParameterError("give the neighbouring pair d and d_prime, or datasets= to "
                              "search for one")
@@ -308,149 +310,28 @@ def assert_follows(sampler, reference, *, max_samples: int | None = None,
 
 
 # ---------------------------------------------------------------- counterexamples
-@dataclass(frozen=True)
-class MinimalCounterexample:
-    """A neighbouring pair that breaks the claim, as small as hypothesis could shrink it,
-    confirmed on fresh draws: ``d``, ``d_prime``, ``epsilon_lower`` (confidence
-    1 − 2·``audit.alpha``, at least ``epsilon``), the witnessing ``event``, the confirming
-    ``audit`` and ``reproduce`` (one line of Python that repeats the confirmation)."""
-
-    d: object
-    d_prime: object
-    epsilon: float
-    delta: float
-    epsilon_lower: float
-    event: object
-    audit: object
-    examples: int
-    reproduce: str
-
-    @property
-    def draws(self) -> int:
-        """Draws per dataset of the confirming audit."""
-        return self.audit.draws
-
-    def summary(self) -> str:
-        """One readable paragraph: the minimal pair, the audit's line and how to reproduce it."""
-        return (f"FAIL: minimal pair d = {self.d!r}, d' = {self.d_prime!r} "
-                f"({self.examples} pairs tried); {self.audit.summary()}\n"
-                f"reproduce: {self.reproduce}")
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """No confirmed counterexample among the pairs tried: ``examples`` pairs screened,
-    ``candidate`` the most suspect screened pair, which fresh draws did not confirm (or
-    None), ``passed`` True."""
-
-    passed: bool
-    verdict: str
-    examples: int
-    candidate: tuple | None
-    draws: int
-
-    def summary(self) -> str:
-        extra = "" if self.candidate is None else \
-            f"; fresh draws did not confirm the most suspect pair {self.candidate!r}"
-        return f"{self.verdict.upper()}: no counterexample in {self.examples} pairs{extra}"
-
-
-def _pair_seed(seed: int, pair) -> int:
-    return int.from_bytes(hashlib.sha256(f"{seed}/{pair!r}".encode()).digest()[:8],
-                          "little") >> 1
-
-
 def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
             audit_options, *, screen_samples: int = 20_000, max_examples: int = 100):
-    """The search of :func:`find_counterexample`, checked here and run behind one guard of
-    the user's code (the screening and confirming audits run inside it)."""
-    from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, UserCode
-    from privtools.validation import check_int
-    from verification.audit.draws import root_seed
-    from verification.audit.guard import run
-
-    screen_samples = check_int("screen_samples", screen_samples, minimum=512)
-    max_examples = check_int("max_examples", max_examples, minimum=1)
-    eps, delta = _check_claim(eps, delta)
-    timeout = audit_options.pop("timeout", DEFAULT_TIMEOUT)
-    total_timeout = audit_options.pop("total_timeout", DEFAULT_TOTAL_TIMEOUT)
-    seed = root_seed(rng)
-    mechanism = UserCode.wrap(mechanism, "mechanism", 0)
-
-    def work(_tick):
-        return _search_pairs(mechanism, eps, datasets, neighbours, delta, alpha, seed,
-                             max_samples, audit_options, screen_samples, max_examples)
-    return run(work, executor=audit_options.get("executor"), timeout=timeout,
-               total_timeout=total_timeout, what="the search",
-               shared=(mechanism, audit_options.get("features")))
-
-
-def _pair_key(pair):
-    from verification.audit.neighbours import canonical
-
-    try:
-        return tuple(canonical(x) for x in pair)
-    except (ParameterError, TypeError):
-        return repr(pair)
-
-
-def _search_pairs(mechanism, eps, datasets, neighbours, delta, alpha, seed, max_samples,
-                  audit_options, screen_samples, max_examples):
-    import random
+    """The search of :func:`find_counterexample`: hypothesis's pairs through the audit
+    engine's shrinking search (``verification.audit.shrink_counterexample``); a
+    :class:`~verification.audit.Counterexample` that passes or fails, with the line that
+    repeats a failure's confirmation."""
+    import dataclasses
 
     require("hypothesis", "testing", "the counterexample search")
-    from hypothesis import HealthCheck, find, settings, target
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
-
-    from verification.audit import audit_mechanism_sequential
+    from verification.audit import shrink_counterexample
 
     from . import strategies
 
     pairs = strategies.neighbouring_pairs(datasets, neighbours)
-    screen_alpha = min(alpha * 10, 0.01)
-    screened: dict = {}               # pair key -> flagged: at most max_examples entries
-    best: list = [0.0, None]          # the largest screening log e-value and its pair
-    screen_opts = {"learners": ("logistic",), **audit_options}
-
-    def leaks(pair) -> bool:
-        key = _pair_key(pair)
-        if key in screened:
-            return screened[key]
-        d, d_prime = pair
-        if len(screened) >= max_examples or key[0] == key[1]:
-            # the promise: at most max_examples pairs screened, the shrinking included
-            # (a pair beyond it counts as not flagged; identical datasets cannot leak)
-            return False
-        res = audit_mechanism_sequential(mechanism, d, d_prime, eps, screen_samples,
-                                         rng=_pair_seed(seed, pair), delta=delta,
-                                         alpha=screen_alpha, **screen_opts)
-        log_e = min(math.log(max(res.e_value, 1e-300)), 700.0)
-        target(log_e, label="log e-value")
-        if log_e > best[0]:
-            best[:] = [log_e, (copy.deepcopy(d), copy.deepcopy(d_prime))]
-        screened[key] = res.verdict == "fail"
-        return screened[key]
-
-    conf = settings(max_examples=max_examples, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck))
-    try:
-        d, d_prime = find(pairs, leaks, settings=conf, random=random.Random(seed))
-    except (NoSuchExample, Unsatisfiable):
-        if best[1] is None:
-            return None, SearchResult(True, "pass", len(screened), None, 0)
-        # no pair crossed the screening level: confirm the one that came closest (with
-        # the full budget, on fresh draws; it was chosen on screening draws only)
-        d, d_prime = best[1]
-    audit = audit_mechanism_sequential(mechanism, d, d_prime, eps, DEFAULT_MAX_SAMPLES
-                                       if max_samples is None else max_samples,
-                                       rng=_pair_seed(seed + 1, (d, d_prime)), delta=delta,
-                                       alpha=alpha, **audit_options)
-    if audit.verdict != "fail":
-        return None, SearchResult(True, "pass", len(screened), (d, d_prime), audit.draws)
-    line = _reproduce(mechanism, d, d_prime, eps, delta, audit.seed)
-    cx = MinimalCounterexample(d, d_prime, eps, delta, audit.epsilon_lower, audit.event,
-                               audit, len(screened), line)
-    return cx, None
+    cx = shrink_counterexample(
+        mechanism, eps, pairs, delta, alpha=alpha, rng=rng,
+        max_samples=DEFAULT_MAX_SAMPLES if max_samples is None else max_samples,
+        screen_samples=screen_samples, max_examples=max_examples, **audit_options)
+    if cx.passed:
+        return cx
+    line = _reproduce(mechanism, cx.d, cx.d_prime, eps, delta, cx.audit.seed)
+    return dataclasses.replace(cx, reproduce=line)
 
 
 def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="replace-one", *,
@@ -458,7 +339,8 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
                         max_samples: int | None = None, max_examples: int = 100,
                         screen_samples: int = 20_000, **audit_options):
     """Search neighbouring pairs of ``datasets`` for one where ``mechanism`` breaks its
-    claim; returns a :class:`MinimalCounterexample` or None.
+    claim; returns the confirmed :class:`~verification.audit.Counterexample` (a minimal
+    pair: ``method="shrinking"``) or None.
 
     Hypothesis draws pairs (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a
     strategy of pairs, which then needs no ``datasets``), screens each with a short
@@ -482,6 +364,6 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
         raise ParameterError("datasets: give a hypothesis strategy of datasets or a list "
                              "(or neighbours= as a strategy of pairs)")
     eps, delta = _claim(mechanism, epsilon, delta)
-    cx, _ = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
-                    audit_options, screen_samples=screen_samples, max_examples=max_examples)
-    return cx
+    cx = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
+                 audit_options, screen_samples=screen_samples, max_examples=max_examples)
+    return None if cx.passed else cx

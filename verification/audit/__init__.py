@@ -40,7 +40,7 @@ from .neighbours import (
 )
 from .outputs import Outputs, as_outputs
 from .sampler import SamplerAudit, audit_sampler
-from .search import Counterexample, search_counterexample
+from .search import Counterexample, search_counterexample, shrink_counterexample
 from .select import LEARNERS
 from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
@@ -70,6 +70,7 @@ __all__ = [
     "audit_mechanism_sequential",
     "audit_sampler_sequential",
     "search_counterexample",
+    "shrink_counterexample",
     "clopper_pearson",
     "query_patterns",
     "replace_one",

@@ -1,4 +1,5 @@
-"""Searching for the neighbouring pair on which a mechanism leaks most.
+"""Searching for the neighbouring pair on which a mechanism leaks most: one search engine,
+two ways to choose the pair, one result type (:class:`Counterexample`).
 
 :func:`search_counterexample` enumerates pairs (d, d') from a dataset space and a neighbour
 relation (:mod:`verification.audit.neighbours`), then spends its ``budget`` of draws by
@@ -10,11 +11,21 @@ event, and the claim is tested once on fresh draws (the test of
 :func:`verification.audit.audit_mechanism`). Pair and event are chosen on draws the
 confirmation never sees, so the confirmation is one test at level ``alpha``: no
 multiple-testing correction is needed, and none is applied.
+
+:func:`shrink_counterexample` is the other face, for property-based tests
+(``privtools.testing.find_counterexample``): hypothesis draws pairs from a strategy, each is
+*screened* by a short sequential audit whose e-value hypothesis maximises with ``target()``,
+the first flagged pair is shrunk to a minimal one, and that pair is *confirmed* once by a
+sequential audit on fresh draws at level ``alpha`` — so its false-alarm rate too is at most
+``alpha``, however many pairs were screened.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,15 +41,21 @@ from .neighbours import as_relation, canonical
 from .select import LEARNERS, Sample, choose_event
 from .stats import projected_bound
 
-__all__ = ["Counterexample", "search_counterexample"]
+__all__ = ["Counterexample", "search_counterexample", "shrink_counterexample"]
 
 _MIN_DRAWS = 1000          # draws per dataset and round below which a pair is not scored
 
 
 @dataclass(frozen=True)
 class Counterexample:
-    """Outcome of :func:`search_counterexample`: the pair, the witnessing event and the
-    confirmation audit on fresh draws. ``seed`` repeats the whole search (``rng=seed``)."""
+    """Outcome of a counterexample search: the pair, the witnessing event and the
+    confirmation audit on fresh draws. ``seed`` repeats the whole search (``rng=seed``).
+
+    ``method`` says how the pair was chosen: "halving" (:func:`search_counterexample`:
+    ``ranking`` the pairs scored) or "shrinking" (:func:`shrink_counterexample`: a minimal
+    pair, ``reproduce`` one line of Python that repeats the confirmation). A shrinking search
+    that passes holds the most suspect screened pair that fresh draws did not confirm, or
+    no pair (``d`` None) when none was screened above zero."""
 
     d: object
     d_prime: object
@@ -58,9 +75,29 @@ class Counterexample:
     budget: int | None = None
     pairs_found: int | None = None
     user_code: object = None
+    method: str = "halving"
+    reproduce: str | None = None
+
+    @property
+    def examples(self) -> int:
+        """Pairs tried (screened, for the shrinking search)."""
+        return self.pairs
+
+    @property
+    def draws(self) -> int:
+        """Draws per dataset of the confirming audit (0: nothing was confirmed)."""
+        return 0 if self.audit is None else self.audit.draws
 
     def summary(self) -> str:
         """One readable line: the worst pair, the confirmed lower bound and the witness."""
+        if self.method == "shrinking":
+            if self.passed:
+                extra = ("" if self.d is None else "; fresh draws did not confirm the most "
+                         f"suspect pair {(self.d, self.d_prime)!r}")
+                return f"{self.verdict.upper()}: no counterexample in {self.pairs} pairs{extra}"
+            return (f"FAIL: minimal pair d = {self.d!r}, d' = {self.d_prime!r} "
+                    f"({self.pairs} pairs tried); {self.audit.summary()}\n"
+                    f"reproduce: {self.reproduce}")
         return (f"{self.verdict.upper()}: worst pair of {self.pairs} tried: d = "
                 f"{_show(self.d)}, d' = {_show(self.d_prime)}; ε ≥ {self.epsilon_lower:.4g} "
                 f"with confidence {1 - self.alpha:g} on {self.audit.counts.get('n_test', 0)} "
@@ -77,7 +114,8 @@ class Counterexample:
                 "seed": self.seed, "alpha": self.alpha, "pairs": self.pairs,
                 "search_draws": self.search_draws, "budget": self.budget,
                 "pairs_found": self.pairs_found, "comparisons": self.comparisons,
-                "ranking": self.ranking, "audit": self.audit.to_dict(),
+                "ranking": self.ranking, "method": self.method, "reproduce": self.reproduce,
+                "audit": None if self.audit is None else self.audit.to_dict(),
                 "user_code": None if self.user_code is None else self.user_code.to_dict()}
 
 
@@ -319,3 +357,104 @@ def _search(mechanism, eps_claim, delta_f, datasets, neighbours, budget, seed, a
     return Counterexample(best.d, best.dp, audit.verdict, audit.passed, eps_claim, delta_f,
                           audit.epsilon_lower, audit.event, seed, alpha, audit, len(pairs),
                           spent, ranking, budget=budget, pairs_found=found)
+
+
+# ------------------------------------------------------------------- the shrinking face
+def _pair_seed(seed: int, pair) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}/{pair!r}".encode()).digest()[:8],
+                          "little") >> 1
+
+
+def _pair_key(pair):
+    try:
+        return tuple(canonical(x) for x in pair)
+    except (ParameterError, TypeError):
+        return repr(pair)
+
+
+def shrink_counterexample(mechanism: Callable, epsilon, pairs, delta=0.0, *,
+                          alpha: float, rng, max_samples: int, screen_samples: int = 20_000,
+                          max_examples: int = 100, timeout=guard.DEFAULT_TIMEOUT,
+                          total_timeout=guard.DEFAULT_TOTAL_TIMEOUT,
+                          **audit_options) -> Counterexample:
+    """The shrinking search (module docstring) over ``pairs``, a hypothesis strategy of
+    neighbouring pairs (d, d′): each screened by a sequential audit of at most
+    ``screen_samples`` draws at level min(10·alpha, 0.01) with its own seed; the first
+    flagged pair shrunk; then confirmed by a sequential audit of at most ``max_samples``
+    fresh draws at level ``alpha``. When no pair is flagged, the pair with the largest
+    screening e-value is confirmed, unshrunk. At most ``max_examples`` pairs are screened,
+    the shrinking included (a pair beyond it counts as not flagged), so the search costs at
+    most ``max_examples · screen_samples + max_samples`` draws per dataset. The mechanism
+    runs behind one guard for the whole search (``timeout``, ``total_timeout``)."""
+    eps, delta = check_claim(epsilon, delta)
+    alpha = check_level("alpha", alpha)
+    screen_samples = check_int("screen_samples", screen_samples, minimum=512)
+    max_examples = check_int("max_examples", max_examples, minimum=1)
+    max_samples = check_int("max_samples", max_samples, minimum=1)
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
+    seed = root_seed(rng)
+    mechanism = guard.wrap(mechanism, "mechanism")
+
+    def work(_tick):
+        return _shrink(mechanism, eps, delta, pairs, alpha, seed, max_samples,
+                       screen_samples, max_examples, audit_options)
+    return guard.run(work, executor=audit_options.get("executor"), timeout=timeout,
+                     total_timeout=total_timeout, what="the search",
+                     shared=(mechanism, audit_options.get("features")))
+
+
+def _shrink(mechanism, eps, delta, pairs, alpha, seed, max_samples, screen_samples,
+            max_examples, audit_options) -> Counterexample:
+    from hypothesis import HealthCheck, find, settings, target
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    from .sequential import audit_mechanism_sequential
+
+    screen_alpha = min(alpha * 10, 0.01)
+    screened: dict = {}               # pair key -> flagged: at most max_examples entries
+    best: list = [0.0, None]          # the largest screening log e-value and its pair
+    spent = [0]                       # screening draws per dataset
+    screen_opts = {"learners": ("logistic",), **audit_options}
+
+    def leaks(pair) -> bool:
+        key = _pair_key(pair)
+        if key in screened:
+            return screened[key]
+        d, d_prime = pair
+        if len(screened) >= max_examples or key[0] == key[1]:
+            # the promise: at most max_examples pairs screened, the shrinking included
+            # (a pair beyond it counts as not flagged; identical datasets cannot leak)
+            return False
+        res = audit_mechanism_sequential(mechanism, d, d_prime, eps, screen_samples,
+                                         rng=_pair_seed(seed, pair), delta=delta,
+                                         alpha=screen_alpha, **screen_opts)
+        spent[0] += res.draws
+        log_e = min(math.log(max(res.e_value, 1e-300)), 700.0)
+        target(log_e, label="log e-value")
+        if log_e > best[0]:
+            best[:] = [log_e, (copy.deepcopy(d), copy.deepcopy(d_prime))]
+        screened[key] = res.verdict == "fail"
+        return screened[key]
+
+    def outcome(d, d_prime, audit) -> Counterexample:
+        verdict = "pass" if audit is None or audit.verdict != "fail" else "fail"
+        return Counterexample(
+            d, d_prime, verdict, verdict == "pass", eps, delta,
+            0.0 if audit is None else audit.epsilon_lower,
+            None if audit is None else audit.event, seed, alpha, audit, len(screened),
+            spent[0], method="shrinking")
+
+    conf = settings(max_examples=max_examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+    try:
+        d, d_prime = find(pairs, leaks, settings=conf, random=random.Random(seed))
+    except (NoSuchExample, Unsatisfiable):
+        if best[1] is None:
+            return outcome(None, None, None)
+        # no pair crossed the screening level: confirm the one that came closest (with
+        # the full budget, on fresh draws; it was chosen on screening draws only)
+        d, d_prime = best[1]
+    audit = audit_mechanism_sequential(mechanism, d, d_prime, eps, max_samples,
+                                       rng=_pair_seed(seed + 1, (d, d_prime)), delta=delta,
+                                       alpha=alpha, **audit_options)
+    return outcome(d, d_prime, audit)
