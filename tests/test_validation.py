@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
@@ -136,3 +138,25 @@ def test_values_are_immutable_and_hashable():
         d.mu = 3
     assert hash(d) == hash(Skellam("3.5", 1))
     assert d == Skellam("3.5", 1)
+
+
+# ------------------------------------------------------------- one exact-fraction rule
+@settings(max_examples=50, deadline=None)
+@given(x=st.floats(min_value=1e-3, max_value=5, allow_nan=False, allow_infinity=False))
+def test_a_float_means_its_binary_value_in_every_spec(x):
+    """The one rule (privtools.validation.to_fraction): a float is read at its exact binary
+    value by the plans, the batch-SE policies, the zCDP policies and their reports — never
+    at its shortest decimal."""
+    from privtools.bandits.se.policies import policy
+    from privtools.bandits.zcdp import gope_policy, zcdp_policy
+    from privtools.bandits.zcdp.gope import privacy_report as linear_report
+    from privtools.bandits.zcdp.ucb import privacy_report
+    from privtools.planning import plan
+
+    exact = Fraction(x)
+    assert to_fraction("x", x) == exact
+    assert policy("dist-dp-se", epsilon=x).epsilon_exact == exact
+    assert zcdp_policy("adac-ucb", epsilon=x).rho_exact == exact
+    assert privacy_report(zcdp_policy("adac-ucb", epsilon=x), 1e-6).rho == exact
+    assert linear_report(gope_policy("adac-gope", epsilon=x), 1e-6).rho == exact
+    assert plan(epsilon=x, n=10, horizon=100).epsilon == exact

@@ -82,7 +82,7 @@ def test_neighbouring_tables_move_one_release_within_its_sensitivity(seed, name,
         else:
             assert rel.sensitivity == 2 ** 8
             assert Fraction(rel.sensitivity) ** 2 / (2 * discrete_sigma2(rho, 8)) == \
-                Fraction(repr(rho))
+                Fraction(rho)
         x, sx = episode_statistic(table[arm, off:off + n], name, 8, np.random.default_rng(1))
         y, sy = episode_statistic(other[arm, off:off + n], name, 8, np.random.default_rng(1))
         assert sx == sy == rel.sensitivity
@@ -121,7 +121,7 @@ def test_privacy_report(rho):
     delta = 1e-6
     rep = privacy_report(zcdp_policy("adac-ucb", epsilon=rho), delta)
     std = rho + 2 * math.sqrt(rho * math.log(1 / delta))
-    assert rep.rho == Fraction(repr(rho)) and rep.event.rho == rep.rho
+    assert rep.rho == Fraction(rho) and rep.event.rho == rep.rho  # the binary value
     assert rep.epsilon_standard == pytest.approx(std, rel=1e-12)
     assert rep.epsilon_standard >= std  # rounded up
     assert 0 < rep.epsilon <= rep.epsilon_standard

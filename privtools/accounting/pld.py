@@ -40,6 +40,7 @@ from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.search import last_true
 from privtools.errors import ParameterError
+from privtools.validation import to_fraction
 
 __all__ = ["LossGrid", "PrivacyLossDistribution", "DEFAULT_PREC", "DEFAULT_TAIL", "FIXED_BITS",
            "fixed"]
@@ -61,26 +62,6 @@ def _ceil_ball(x: arb) -> int:
 
 def _exp(x: Fraction) -> arb:
     return _arb.to_arb(x).exp()
-
-
-def _frac(x, name: str = "value") -> Fraction:
-    """Exact rational of an int, Fraction, finite float or finite mpf."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, bool):
-        raise ParameterError(f"{name} must be a number, got {x!r}")
-    if isinstance(x, int):
-        return Fraction(x)
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise ParameterError(f"{name} must be a finite number, got {x!r}")
-        return Fraction(x)
-    if isinstance(x, mpmath.mpf):
-        q = _intervals.exact_rational(x)
-        if q is None:
-            raise ParameterError(f"{name} must be a finite number, got {x!r}")
-        return q
-    raise ParameterError(f"{name} must be a number, got {type(x).__name__}")
 
 
 def _floor_div(x: Fraction, step: Fraction) -> int:
@@ -319,7 +300,7 @@ class LossGrid:
 
     def delta(self, eps) -> mpmath.mpf:
         """Certified bound on δ(ε) on this side's direction (upper or lower end)."""
-        d = self._delta_ball(_frac(eps))
+        d = self._delta_ball(to_fraction("eps", eps))
         if self.side == "upper":
             return min(mpmath.mpf(1), max(mpmath.mpf(0), _arb.upper_mpf(d)))
         return max(mpmath.mpf(0), _arb.lower_mpf(d))
@@ -341,7 +322,7 @@ class LossGrid:
     def epsilon(self, delta) -> mpmath.mpf:
         """Certified bound on ε(δ) = inf{ε >= 0 : δ(ε) <= δ} on this side's direction
         (+inf on the upper side when no finite ε reaches δ)."""
-        dq = _frac(delta)
+        dq = to_fraction("delta", delta)
         n = len(self.masses)
         d_arb = _arb.to_arb(dq)
         d_lo, d_hi = _intervals.fraction_bounds(dq, self.prec)
@@ -433,14 +414,14 @@ class PrivacyLossDistribution:
 
     def delta(self, epsilon) -> _intervals.Interval:
         """Certified interval for δ(ε) = max over directions of H_{e^ε}."""
-        eps = _frac(epsilon, "epsilon")
+        eps = to_fraction("epsilon", epsilon)
         ups = [d[0].delta(eps) for d in self.directions]
         lows = [d[1].delta(eps) for d in self.directions]
         return _intervals.interval(max(lows), max(ups))
 
     def epsilon(self, delta) -> _intervals.Interval:
         """Certified interval for ε(δ) = inf{ε >= 0 : δ(ε) <= δ}."""
-        dq = _frac(delta, "delta")
+        dq = to_fraction("delta", delta)
         if not (0 < dq <= 1):
             raise ParameterError(f"delta must be in (0, 1], got {delta!r}")
         ups = [d[0].epsilon(dq) for d in self.directions]

@@ -27,7 +27,7 @@ import mpmath
 
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
-from privtools.validation import check_int
+from privtools.validation import check_int, to_fraction
 
 from .base import Accountant
 from .events import (
@@ -42,7 +42,7 @@ from .events import (
     SkellamEvent,
     ZCDPEvent,
 )
-from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution, _frac
+from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
 from .pld_events import Release, release, releases
 
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS"]
@@ -118,11 +118,11 @@ class PldAccountant(Accountant):
         super().__init__()
         self._max_points = check_int("max_points", max_points, minimum=16)
         if step is not None:
-            step = _frac(step, "step")
+            step = to_fraction("step", step)
             if step <= 0:
                 raise ParameterError(f"step must be > 0, got {step}")
         self._step = step
-        tail = _frac(tail, "tail")
+        tail = to_fraction("tail", tail)
         if not (0 < tail < Fraction(1, 10**6)):
             raise ParameterError(f"tail must be in (0, 1e-6), got {float(tail)!r}")
         self._tail = tail
@@ -218,7 +218,7 @@ class PldAccountant(Accountant):
 
     def epsilon(self, delta) -> PldEpsilon:
         """Certified ε(δ) of everything composed (δ in (0, 1])."""
-        dq = _frac(delta, "delta")
+        dq = to_fraction("delta", delta)
         if not (0 < dq <= 1):
             raise ParameterError(f"delta must be in (0, 1], got {delta!r}")
         iv = self.pld().epsilon(dq)
@@ -226,7 +226,7 @@ class PldAccountant(Accountant):
 
     def delta(self, epsilon) -> PldDelta:
         """Certified δ(ε) of everything composed (ε >= 0)."""
-        eq = _frac(epsilon, "epsilon")
+        eq = to_fraction("epsilon", epsilon)
         if eq < 0:
             raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")
         iv = self.pld().delta(eq)

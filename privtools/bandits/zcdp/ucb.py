@@ -129,8 +129,9 @@ class ZcdpSpec:
 
     @property
     def rho_exact(self) -> Fraction | None:
-        """ρ as an exact Fraction: the shortest decimal of the stored float (0.1 → 1/10)."""
-        return None if self.epsilon is None else to_fraction("rho", repr(self.epsilon))
+        """ρ as an exact Fraction: the stored float's binary value, the one rule of
+        :func:`privtools.validation.to_fraction` (0.1 → 3602879701896397/2**55)."""
+        return None if self.epsilon is None else to_fraction("rho", self.epsilon)
 
     @property
     def private(self) -> bool:
@@ -401,7 +402,7 @@ class RhoCalibration:
     """Per-release ρ of AdaC-UCB for a returning user (module docstring).
 
     ``rho`` the per-release ρ (a float: what :class:`ZcdpSpec` holds; its exact value is
-    the shortest decimal of the float, as :attr:`ZcdpSpec.rho_exact` reads it), ``rho_user``
+    the float's binary value, as :attr:`ZcdpSpec.rho_exact` reads it), ``rho_user``
     = ``participations``·ρ exactly, ``epsilon``/``delta`` the target, ``epsilon_achieved``
     the Lemma 10 conversion of ``rho_user`` (<= ``epsilon``), ``method`` says what it is:
     a zCDP → (ε, δ) *conversion*, not a PLD certificate."""
@@ -422,7 +423,7 @@ def calibrate_rho(epsilon, delta, participations: int = 1,
     ``participations`` = k releases, kρ-zCDP by additive composition (Bun & Steinke 2016,
     Lemma 2.3), is (``epsilon``, ``delta``)-DP by :func:`zcdp_to_dp` (Lemma 10 of 000 /
     CKS20). The target is checked on the exact value of the ρ a :class:`ZcdpSpec` stores
-    (the shortest decimal of the float). A conversion, not a certified privacy-loss
+    (the float's binary value). A conversion, not a certified privacy-loss
     distribution. :class:`ParameterError` names a bad ``epsilon``, ``delta`` (must be in
     (0, 1)), ``participations`` or ``steps``."""
     eps = float(check_positive_fraction("epsilon", epsilon))
@@ -437,7 +438,7 @@ def calibrate_rho(epsilon, delta, participations: int = 1,
 @lru_cache(maxsize=256)
 def _calibrate_rho(eps: float, delta: float, k: int, steps: int) -> RhoCalibration:
     def conv(rho: float) -> float:
-        return zcdp_to_dp(k * to_fraction("rho", repr(rho)), delta).epsilon
+        return zcdp_to_dp(k * to_fraction("rho", rho), delta).epsilon
 
     lo, hi = 0.0, eps / k          # zcdp_to_dp(ρ_user) >= ρ_user, so ρ_user <= ε
     for _ in range(steps):
@@ -450,4 +451,4 @@ def _calibrate_rho(eps: float, delta: float, k: int, steps: int) -> RhoCalibrati
             hi = mid
     if lo == 0.0:
         raise ParameterError(f"epsilon: no ρ > 0 found for epsilon={eps:g} at delta={delta}")
-    return RhoCalibration(lo, k * to_fraction("rho", repr(lo)), k, eps, delta, conv(lo))
+    return RhoCalibration(lo, k * to_fraction("rho", lo), k, eps, delta, conv(lo))

@@ -20,7 +20,7 @@ from privtools.certified.balls import working_bits as _bits
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF
 from privtools.noise import IntegerDistribution
-from privtools.validation import check_int, to_fraction
+from privtools.validation import check_int
 
 _LN10 = math.log(10.0)
 _INF = mpmath.inf
@@ -39,41 +39,6 @@ def _check_pair(P, Q) -> None:
         raise ParameterError(
             f"P and Q must live on the same space: P.modulus={P.modulus}, Q.modulus={Q.modulus}"
         )
-
-
-def _real_to_fraction(name: str, value):
-    """Exact value of a real number as a Fraction (:func:`privtools.validation.to_fraction`),
-    or ``±math.inf`` for an infinite float or mpf; NaN and non-numbers -> ParameterError."""
-    if isinstance(value, (float, mpmath.mpf)) and not isinstance(value, bool):
-        if mpmath.isinf(value):
-            return math.inf if value > 0 else -math.inf
-    return to_fraction(name, value)
-
-
-def _check_alpha(alpha):
-    """Fraction > 1, or math.inf."""
-    a = _real_to_fraction("alpha", alpha)
-    if a == math.inf:
-        return math.inf
-    if a == -math.inf or a <= 1:
-        raise ParameterError(f"alpha must be > 1 (or math.inf), got {alpha!r}")
-    return a
-
-
-def _check_eps(eps, name: str = "eps") -> Fraction:
-    e = _real_to_fraction(name, eps)
-    if e in (math.inf, -math.inf):
-        raise ParameterError(f"{name} must be finite, got {eps!r}")
-    if e < 0:
-        raise ParameterError(f"{name} must be >= 0, got {eps!r}")
-    return e
-
-
-def _check_delta(delta) -> Fraction:
-    d = _real_to_fraction("delta", delta)
-    if d in (math.inf, -math.inf) or not (0 < d < 1):
-        raise ParameterError(f"delta must be in (0, 1), got {delta!r}")
-    return d
 
 
 def _check_noise(noise) -> None:

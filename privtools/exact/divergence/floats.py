@@ -11,9 +11,7 @@ from scipy.special import logsumexp
 from privtools.certified import balls as _arb
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import IntegerDistribution
-from privtools.validation import check_int
-
-from ._common import _check_alpha, _check_eps
+from privtools.validation import check_int, check_nonneg, check_order
 
 
 # =========================================================================== float versions
@@ -79,7 +77,7 @@ def renyi_float(noise, sensitivity: int, alpha) -> float:
     if not isinstance(noise, IntegerDistribution):
         raise ParameterError(f"noise must be a privtools distribution, got {type(noise).__name__}")
     delta = check_int("sensitivity", sensitivity)
-    a = _check_alpha(alpha)
+    a = check_order("alpha", alpha, infinite=True)
     if delta == 0:
         return 0.0
     d = abs(delta)
@@ -114,7 +112,7 @@ def hockey_stick_float(noise, sensitivity: int, eps) -> float:
     if not isinstance(noise, IntegerDistribution):
         raise ParameterError(f"noise must be a privtools distribution, got {type(noise).__name__}")
     delta = check_int("sensitivity", sensitivity)
-    e = float(_check_eps(eps))
+    e = float(check_nonneg("eps", eps))
     if delta == 0:
         return 0.0
     out = 0.0

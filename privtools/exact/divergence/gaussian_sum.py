@@ -67,13 +67,17 @@ from flint import arb
 from privtools.certified import balls as _arb
 from privtools.certified.intervals import Interval, fraction_bounds, interval
 from privtools.certified.rounding import add_up
-from privtools.errors import ParameterError
 from privtools.exact.convolution import sum_pmf
 from privtools.exact.pmf import ExactPMF
 from privtools.noise import DiscreteGaussian
-from privtools.validation import check_dps, check_int, check_positive_fraction, to_fraction
+from privtools.validation import (
+    check_dps,
+    check_int,
+    check_nonneg,
+    check_order,
+    check_positive_fraction,
+)
 
-from ._common import _check_eps
 from .pmfs import _nonempty_list
 
 __all__ = ["discrete_gaussian_shift_renyi", "gaussian_sum_renyi", "gaussian_sum_renyi_curve",
@@ -92,10 +96,7 @@ def _check_common(n, sigma2, sensitivity, dps) -> tuple[int, Fraction, int, int]
 
 def _check_order(alpha) -> int:
     """An integer order α >= 2 (an int, or a real whose exact value is an integer)."""
-    a = to_fraction("alpha", alpha)
-    if a.denominator != 1 or a < 2:
-        raise ParameterError(f"alpha must be an integer >= 2, got {alpha!r}")
-    return int(a)
+    return int(check_order("alpha", alpha, integer=True))
 
 
 # =========================================================================== closed form
@@ -253,7 +254,7 @@ def gaussian_sum_hockey_stick(n, sigma2, sensitivity, eps, dps: int = 30) -> Int
     parameter.
     """
     n, s2, d, dps = _check_common(n, sigma2, sensitivity, dps)
-    e = _check_eps(eps)
+    e = check_nonneg("eps", eps)
     share = DiscreteGaussian(sigma2=s2)
     v = n * float(s2)
     # p(x) > e^ε q(x) roughly for x < x0 (continuous-Gaussian privacy loss); H ~ e^{−x0²/2v}

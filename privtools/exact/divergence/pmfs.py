@@ -21,12 +21,10 @@ from privtools.certified.intervals import interval_max as _max_interval
 from privtools.certified.intervals import outward as _interval
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF
+from privtools.validation import check_nonneg, check_order, check_probability
 
 from ._common import (
     _INF,
-    _check_alpha,
-    _check_delta,
-    _check_eps,
     _check_pair,
     _Pair,
     _pair,
@@ -44,7 +42,7 @@ def renyi(P: ExactPMF, Q: ExactPMF, alpha) -> mpmath.mpi:
     tabulated range; use :func:`renyi_shift`), and whenever Q may vanish where P does not.
     """
     _check_pair(P, Q)
-    a = _check_alpha(alpha)
+    a = check_order("alpha", alpha, infinite=True)
     if a == math.inf:
         return _renyi_inf(_pair(P, Q))
     extra = int(math.log2(float(a) + 1)) + 8
@@ -190,7 +188,7 @@ def hockey_stick(P: ExactPMF, Q: ExactPMF, eps) -> mpmath.mpi:
     Finite on Z too: P's unaccounted mass can add at most its mass (upper end), Q's can
     remove at most e^ε times its mass (lower end)."""
     _check_pair(P, Q)
-    e = _check_eps(eps)
+    e = check_nonneg("eps", eps)
     t = _pair(P, Q)
     with _arb.precision(t.bits):
         lo, hi = _hockey_bounds(t, _exp_ball(e))
@@ -211,7 +209,7 @@ def _nonempty_list(values, name: str, what: str) -> list:
 def delta_curve(P: ExactPMF, Q: ExactPMF, epsilons) -> list[mpmath.mpi]:
     """``[hockey_stick(P, Q, ε) for ε in epsilons]`` sharing one table."""
     _check_pair(P, Q)
-    es = [_check_eps(x, "epsilons") for x in _nonempty_list(epsilons, "epsilons", "numbers")]
+    es = [check_nonneg("epsilons", x) for x in _nonempty_list(epsilons, "epsilons", "numbers")]
     t = _pair(P, Q)
     out = []
     with _arb.precision(t.bits):
@@ -231,7 +229,7 @@ def epsilon_for_delta(P: ExactPMF, Q: ExactPMF, delta, tol=Fraction(1, 2**40)) -
     when ``delta`` is below P's unaccounted mass).
     """
     _check_pair(P, Q)
-    d = _check_delta(delta)
+    d = check_probability("delta", delta)
     tol = Fraction(tol)
     t = _pair(P, Q)
     with _arb.precision(t.bits):

@@ -22,12 +22,10 @@ from privtools.certified.intervals import precision_of as _mpi_prec
 from privtools.errors import ParameterError
 from privtools.exact.pmf import ExactPMF, shift, wrap
 from privtools.noise import DiscreteLaplace
-from privtools.validation import check_dps, check_int
+from privtools.validation import check_dps, check_int, check_nonneg, check_order
 
 from ._common import (
     _INF,
-    _check_alpha,
-    _check_eps,
     _check_modulus,
     _check_noise,
 )
@@ -51,7 +49,7 @@ def discrete_laplace_renyi(scale, sensitivity: int, alpha, dps: int = 30) -> mpm
     """
     law = DiscreteLaplace(scale)
     d = abs(check_int("sensitivity", sensitivity))
-    a = _check_alpha(alpha)
+    a = check_order("alpha", alpha, infinite=True)
     dps = check_dps(dps)
     if d == 0:
         return mpmath.mpi(0, 0)
@@ -70,7 +68,7 @@ def discrete_laplace_hockey_stick(scale, sensitivity: int, eps, dps: int = 30) -
     """
     law = DiscreteLaplace(scale)
     d = abs(check_int("sensitivity", sensitivity))
-    e = _check_eps(eps)
+    e = check_nonneg("eps", eps)
     dps = check_dps(dps)
     if d == 0 or e >= Fraction(d) / law.scale:
         return mpmath.mpi(0, 0)
@@ -146,7 +144,8 @@ def renyi_shift_curve(noise, sensitivity: int, alphas, dps: int = 30, m=None,
     """:func:`renyi_shift` for several orders, sharing one PMF table."""
     _check_noise(noise)
     delta = check_int("sensitivity", sensitivity)
-    orders = [_check_alpha(a) for a in _nonempty_list(alphas, "alphas", "orders")]
+    orders = [check_order("alpha", a, infinite=True)
+              for a in _nonempty_list(alphas, "alphas", "orders")]
     dps = check_dps(dps)
     m = _check_modulus(m)
     if method not in _METHODS:
@@ -244,7 +243,7 @@ def hockey_stick_shift(noise, sensitivity: int, eps, dps: int = 30, m=None) -> m
     """
     _check_noise(noise)
     delta = check_int("sensitivity", sensitivity)
-    e = _check_eps(eps)
+    e = check_nonneg("eps", eps)
     dps = check_dps(dps)
     m = _check_modulus(m)
     if delta == 0:
