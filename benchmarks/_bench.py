@@ -66,13 +66,20 @@ def emit(result, as_json: bool, report, default=None) -> int:
 
 
 def machine() -> dict:
-    """The machine the figures are measured on (``scripts/_machine.describe``)."""
-    import sys
+    """The machine the figures are measured on: platform, CPU model, core count and the
+    Python / numpy / scipy versions (the studies state theirs with ``studies/_machine.py``;
+    the benchmarks, run from their own folder, keep these few lines of their own)."""
+    import os
+    import platform
     from pathlib import Path
 
-    scripts = str(Path(__file__).resolve().parents[1] / "scripts")
-    if scripts not in sys.path:
-        sys.path.insert(0, scripts)
-    from _machine import describe
+    import numpy
+    import scipy
 
-    return describe()
+    cpu = next((line.split(":", 1)[1].strip() for line in
+                Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+               None) if Path("/proc/cpuinfo").is_file() else None
+    return {"platform": platform.platform(),
+            "cpu": cpu or platform.processor() or platform.machine() or "unknown CPU",
+            "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": numpy.__version__, "scipy": scipy.__version__}

@@ -29,8 +29,8 @@ import numpy as np  # noqa: E402
 import scipy.stats as st  # noqa: E402
 from _bench import bench_args, best_of, print_table  # noqa: E402
 
+from privtools import exact  # noqa: E402
 from privtools.noise import DiscreteLaplace, Skellam  # noqa: E402
-from verification import exact  # noqa: E402
 from verification.audit import audit_mechanism, audit_sampler  # noqa: E402
 from verification.mechanisms import protocol_mechanism  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 What is measured
 ----------------
-1. Target: ``verification.divergence.renyi_shift_curve(Skellam(10**6), Δ, alphas, dps=30)``
+1. Target: ``privtools.exact.divergence.renyi_shift_curve(Skellam(10**6), Δ, alphas, dps=30)``
    — the exact RDP curve D_α(Sk(0, 10^6) + Δ ‖ Sk(0, 10^6)) of Theorem 2 (paper 000) with
    σ = Δ/ε, ε = 1, i.e. Δ = 1000 (and Δ = 100 reported too), for every integer
    α = 2..256 (255 orders) at 30 digits, each an interval that provably contains the
@@ -46,9 +46,9 @@ import mpmath  # noqa: E402
 from _bench import bench_args, best_of  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.certified import balls as _arb  # noqa: E402
+from privtools.exact import divergence as dv  # noqa: E402
 from privtools.exact.divergence import tabulated as _tab  # noqa: E402 - the engine's internals, for the naive baselines
 from privtools.noise import Skellam  # noqa: E402
-from verification import divergence as dv  # noqa: E402
 
 VAR = 10**6
 DPS = 30

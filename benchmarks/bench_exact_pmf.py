@@ -5,7 +5,7 @@ What is measured
 1. ``Skellam(10**6).exact_pmf_range(-20000, 20000, dps=40)``: 40,001 values over ±20σ,
    each certified to 40 significant digits (Arb's Bessel I at the two largest orders, then
    the backward recurrence).
-2. ``verification.exact.sum_pmf(Skellam(10**6/1024), 1024, dps=40, tail=1e-85)``: the law of
+2. ``privtools.exact.sum_pmf(Skellam(10**6/1024), 1024, dps=40, tail=1e-85)``: the law of
    the sum of 1024 Skellam shares (Theorem 2 of paper 000; closed form, tabulated on a range
    whose outside mass is certified below ``tail`` — 1e-85 is about the mass beyond 19.8σ).
 3. Certification of both: a handful of points (0 to ±20σ) recomputed independently with
@@ -64,8 +64,8 @@ import scipy.stats as st  # noqa: E402
 from _bench import bench_args, best_of, emit, print_table  # noqa: E402 - sibling module (scripts run from benchmarks/)
 
 from privtools.certified import balls as _arb  # noqa: E402
+from privtools.exact import sum_pmf  # noqa: E402
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam  # noqa: E402
-from verification.exact import sum_pmf  # noqa: E402
 
 VAR = 10**6
 SIGMA = 1000  # sqrt(VAR)

@@ -19,7 +19,7 @@ the wall time against the 30 s target. Seeds are fixed (``--seed``), so a run re
 
 Usage::
 
-    python benchmarks/bench_find_counterexample.py --markdown docs/find_counterexample.md
+    python benchmarks/bench_find_counterexample.py --markdown docs/tables/find_counterexample.md
     python benchmarks/bench_find_counterexample.py --quick       # DP-Sniper suite only
 """
 

@@ -185,7 +185,7 @@ def markdown(result, args) -> str:
     m = result["machine"]
     cmd = "python benchmarks/bench_float_zoo.py" + (" --quick" if args.quick else "") + \
         f" --seeds {args.seeds} --draws {args.draws} --control-draws {args.control_draws}" + \
-        f" --seed {args.seed} --markdown docs/float_attacks.md"
+        f" --seed {args.seed} --markdown docs/tables/float_attacks.md"
     lines = [
         "# Float attacks audited at the bit level",
         "",

@@ -15,7 +15,7 @@ Three tables, each measured in one run on this machine:
    10^9 and their shares of 1024: 10^6 draws and 1 000 single-draw calls on the default
    path, with the sampler chosen and its certified TV bound.
 
-    python benchmarks/bench_sampling.py --markdown docs/sampling.md     # ~10 min
+    python benchmarks/bench_sampling.py --markdown docs/tables/sampling.md     # ~10 min
     python benchmarks/bench_sampling.py --quick                         # ~1 min
 
 ``--json`` prints the results as one JSON object instead of the Markdown (``--json PATH``

@@ -25,7 +25,7 @@ is repeatable for a given ``--seed``.
 
 Usage::
 
-    python benchmarks/bench_sequential.py --markdown docs/sequential.md    # ~10 min
+    python benchmarks/bench_sequential.py --markdown docs/tables/sequential.md    # ~10 min
     python benchmarks/bench_sequential.py --quick                          # ~1 min
 
 ``--quick`` runs 10 seeds per bug, 2 fixed-size seeds and 100 false-alarm seeds.

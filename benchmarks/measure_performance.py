@@ -1,12 +1,14 @@
-"""Run every benchmark README.md quotes, one after another, and write the performance tables.
+"""Run every benchmark the documentation quotes, one after another, and write the performance
+tables.
 
 Usage::
 
     python benchmarks/measure_performance.py [--only NAME ...] [--quick] [--json] [--out DIR]
 
-Each benchmark of README's "Measured performance" section, and each command whose run time
-the README quotes (``privtools verify-claims --full``, ``privtools demo``, the test suite),
-runs as its own subprocess from the project root with the options the README names — never
+Each benchmark of the "Measured performance" page (``docs/measured-performance.md``), and
+each command whose run time the documentation quotes (``privtools verify-claims --full``,
+``privtools demo``, the test suite), runs as its own subprocess from the project root with the
+options the documentation names — never
 two at once, so that they do not compete for the cores. A benchmark's ``--json`` result is
 kept whole, with the ratios it measures against its own baseline in the same run; of a
 command only its wall time (and exit status) is kept.
@@ -14,17 +16,17 @@ command only its wall time (and exit status) is kept.
 It writes ``DIR/performance.json`` — per benchmark: the command, the parsed result (or the
 wall time), the wall time of the whole subprocess, the machine (``_bench.machine()``), the
 load average before the run and the date — and ``DIR/performance.md``, a table of the key
-figures for people (``DIR`` is ``docs/`` by default). ``bench_sampling.py`` also rewrites
-``DIR/sampling.md``, the table its README figures quote. With ``--only`` the named
+figures for people (``DIR`` is ``docs/tables/`` by default). ``bench_sampling.py`` also rewrites
+``DIR/sampling.md``, the table the documentation's figures quote. With ``--only`` the named
 benchmarks are rerun and merged into the existing files; a benchmark that fails (non-zero
 exit status, unreadable output) is reported and its previous entry kept.
 
-The test suite runs first: its check of the README's quoted figures then reads the tables
-as they stood before this run. Afterwards ``python scripts/quoted_figures.py --write`` puts
-the new figures into README.md.
+The test suite runs first: its check of the documentation's quoted figures then reads the
+tables as they stood before this run. Afterwards ``python scripts/quoted_figures.py --write``
+puts the new figures into the pages.
 
 ``--quick`` runs every benchmark at its small sizes, to test this driver: nothing is
-written unless ``--out`` is given, and the entries are marked ``quick`` (the README check
+written unless ``--out`` is given, and the entries are marked ``quick`` (the figure check
 refuses them). ``--json`` prints the new entries as one JSON object. Progress goes to
 stderr. Exit status: 0 all ran, 1 a benchmark failed, 2 bad command-line input (an unknown
 name). The whole run takes about 15 minutes on 2 cores (the sampling benchmark and the test
@@ -48,7 +50,7 @@ from pathlib import Path
 from _bench import machine  # sibling module (run from benchmarks/)
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ROOT / "docs"
+DOCS = ROOT / "docs" / "tables"
 COMMAND = "python benchmarks/measure_performance.py"
 TIMEOUT_S = 3 * 3600
 
@@ -196,7 +198,7 @@ def _pytest(r: dict) -> str:
 # ============================================================================ the benchmarks
 @dataclass(frozen=True)
 class Benchmark:
-    """One command whose figures README.md quotes.
+    """One command whose figures the documentation quotes.
 
     Attributes
     ----------
@@ -230,7 +232,7 @@ def _py(script: str, *args: str) -> tuple[str, ...]:
 
 
 BENCHMARKS: tuple[Benchmark, ...] = (
-    # first: the suite checks the README against the tables as they were before this run
+    # first: the suite checks the pages against the tables as they were before this run
     Benchmark("test-suite", "the test suite (Quickstart)",
               ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider"),
               ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -490,7 +492,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     -------
     argparse.Namespace
         ``only`` (names, in the order of :data:`BENCHMARKS`), ``quick``, ``json``, ``out``
-        (``None``: ``docs/``, or nothing written with ``--quick``).
+        (``None``: ``docs/tables/``, or nothing written with ``--quick``).
     """
     ap = argparse.ArgumentParser(prog="measure_performance.py",
                                  description=__doc__.strip().split("\n")[0])
@@ -500,7 +502,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                     help="small sizes, to test this driver (writes only with --out)")
     ap.add_argument("--json", action="store_true", help="print the new entries as JSON")
     ap.add_argument("--out", type=Path, default=None, metavar="DIR",
-                    help="where performance.json/.md go (default: docs/)")
+                    help="where performance.json/.md go (default: docs/tables/)")
     args = ap.parse_args(argv)
     if args.only:
         unknown = [n for n in args.only if n not in BY_NAME]

@@ -29,6 +29,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "myst_nb",
     "privtools_docs",
+    "figure_markers",
 ]
 
 # The executed notebooks are rendered from their stored outputs (CI executes them with
@@ -47,7 +48,7 @@ nb_output_stderr = "remove"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "figures/**", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "tables/figures/**", "**/.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type"]
 
 autodoc_member_order = "bysource"

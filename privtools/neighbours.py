@@ -31,10 +31,10 @@ __all__ = ["REPLACE_ONE", "ADD_REMOVE", "RELATIONS", "PATTERN_RELATIONS", "PAIR_
            "canonical", "distance", "records", "rebuild", "domain_of"]
 
 REPLACE_ONE, ADD_REMOVE = "replace-one", "add-remove"
-#: relations the audit's search enumerates
+#: The relations the audit's search enumerates.
 RELATIONS = (REPLACE_ONE, ADD_REMOVE, "query")
-#: relations a given pair can be checked against: the search's, and the bounded changes of
-#: query vectors (‖d − d'‖∞ <= 1, ‖d − d'‖₁ <= 1) that the strategies also draw
+#: The relations a given pair can be checked against (the search's, and the bounded changes
+#: of query vectors, ‖d − d'‖∞ <= 1 and ‖d − d'‖₁ <= 1, that the strategies also draw).
 PAIR_RELATIONS = RELATIONS + ("linf", "l1")
 PATTERN_RELATIONS = ("query", "histogram", "value")
 _MAX_DOMAIN = 16

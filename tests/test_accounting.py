@@ -623,9 +623,9 @@ def test_exact_hook_plumbing(fake_divergence):
 
 
 def _real_divergence():
-    import verification.divergence
+    import privtools.exact.divergence
 
-    return verification.divergence
+    return privtools.exact.divergence
 
 
 @pytest.mark.slow
@@ -648,8 +648,8 @@ def test_exact_hook_skellam_below_lemma3():
 @pytest.mark.slow
 def test_exact_hook_discrete_gaussian_sum_below_lemma4():
     divergence = _real_divergence()
+    from privtools.exact import sum_pmf
     from privtools.noise import DiscreteGaussian
-    from verification.exact import sum_pmf
 
     ev_exact = A.DiscreteGaussianSumEvent(4, 1, 2, exact=True)
     ev_bound = A.DiscreteGaussianSumEvent(4, 1, 2)

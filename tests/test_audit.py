@@ -9,9 +9,9 @@ import scipy.stats as st
 from hypothesis import given
 from hypothesis import strategies as hst
 
+from privtools import exact
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace
-from verification import exact
 from verification.audit import audit_mechanism, audit_sampler, clopper_pearson
 from verification.bugs import N_USERS, SCALE, buggy_cases, correct_cases
 
@@ -65,7 +65,7 @@ def test_sampler_audit_passes_polya_share_and_exact_sum_reference():
 
 
 # Sample sizes at which each bug is caught: several times the 99%-power sizes measured by
-# scripts/audit_power.py (docs/audit_calibration.md), so each single fixed-seed run below
+# studies/audit_power.py (docs/tables/audit_calibration.md), so each single fixed-seed run below
 # misses with probability well under 1%.
 DETECT_AT = {"scale-x2": 2_000, "scale-x10": 1_000, "scale-div2": 2_000,
              "swapped-parameter": 2_000, "missing-user": 400_000,

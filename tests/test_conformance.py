@@ -1,4 +1,4 @@
-"""scripts/conformance.py: the wrappers around third-party DP libraries, the numpy share
+"""studies/conformance.py: the wrappers around third-party DP libraries, the numpy share
 samplers audited against privtools' exact laws, the reference transforms, and the script's
 quick mode. Fixed seeds throughout; each audit below fails a correct sampler with
 probability at most its alpha, and with these seeds the outcomes are fixed."""
@@ -24,10 +24,12 @@ from tests.optional import need as _need
 from verification.audit import audit_sampler
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "conformance.py"
+SCRIPT = ROOT / "studies" / "conformance.py"
 
 
 def _load_script():
+    if str(SCRIPT.parent) not in sys.path:  # its sibling modules, as when the script runs
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("conformance_script", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod          # dataclasses resolve their module by name

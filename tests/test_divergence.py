@@ -1,4 +1,4 @@
-"""verification.divergence: certified Rényi / LLR / hockey-stick divergences."""
+"""privtools.exact.divergence: certified Rényi / LLR / hockey-stick divergences."""
 
 import math
 from fractions import Fraction
@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privtools.errors import ParameterError
+from privtools.exact import ExactPMF, shift, sum_pmf, total_variation, wrap
+from privtools.exact import divergence as dv
 from privtools.noise import (
     DiscreteGaussian,
     DiscreteLaplace,
@@ -16,8 +18,6 @@ from privtools.noise import (
     PolyaDifference,
     Skellam,
 )
-from verification import divergence as dv
-from verification.exact import ExactPMF, shift, sum_pmf, total_variation, wrap
 
 TEN = mpmath.mpf(10)
 

@@ -1,4 +1,4 @@
-"""verification.exact: certified sums of shares, shift, wrap, total variation."""
+"""privtools.exact: certified sums of shares, shift, wrap, total variation."""
 
 from fractions import Fraction
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from privtools.exact import ExactPMF, closed_form_sum, shift, sum_pmf, total_variation, wrap
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
-from verification.exact import ExactPMF, closed_form_sum, shift, sum_pmf, total_variation, wrap
 
 TEN = mpmath.mpf(10)
 

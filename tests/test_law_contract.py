@@ -1,9 +1,15 @@
 """The contract every noise law keeps (after scipy.stats' ``test_discrete_basic``).
 
-A new law gets every check below by being listed once in ``LAWS``. Oracles are exact where an
+The families are :data:`privtools.noise.LAWS` and their parameters the laws' tables
+(``Law.parameters``): a new law gets every check below by joining ``LAWS`` with arguments in
+``EXAMPLES`` that between them give every parameter of its table. Oracles are exact where an
 exact value exists: certified Arb balls and intervals, not loose tolerances; statistical
 checks use fixed seeds and state their false-alarm rate.
 
+* the parameter table is the constructor's check: every argument the strategy
+  :func:`privtools.testing.strategies.law_arguments` draws from the table passes it and
+  builds the law, and a value just outside a parameter's domain (or beyond what the float
+  methods represent) is refused with an error naming the parameter;
 * the PMF sums to 1 (certified: Σ balls over a window + certified outside mass ∋ 1);
 * cdf + sf = 1 and float pmf/logsf match the certified values (relative 1e-12);
 * the sampler passes a G-test against the float law (false-alarm rate 1e-4 per law);
@@ -24,26 +30,79 @@ import mpmath
 import numpy as np
 import pytest
 from flint import arb
+from hypothesis import given
+from hypothesis import strategies as st
 
+import privtools.noise as noise
 from privtools.certified import balls, ends, exact_rational
+from privtools.errors import ParameterError
 from privtools.exact import exact_tail, sum_pmf, total_variation
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
+from privtools.testing import strategies as pst
 from verification.gof import g_test
 
-LAWS = [
-    DiscreteLaplace("3/2"),
-    DiscreteLaplace(40),
-    Polya("1/3", scale=5),
-    Polya(2, "1/2"),
-    PolyaDifference("1/4", scale=8),
-    PolyaDifference(3, scale=2),
-    Skellam(7),
-    Skellam("1/2", mu=3),
-    DiscreteGaussian(sigma2=5),
-    DiscreteGaussian(sigma2="1/3", mu=-2),
-]
+#: Arguments of each family, small enough for the certified engines; between them they give
+#: every parameter of the family's table.
+EXAMPLES = {
+    DiscreteLaplace: [dict(scale="3/2"), dict(scale=40)],
+    Polya: [dict(r="1/3", scale=5), dict(r=2, beta="1/2")],
+    PolyaDifference: [dict(r="1/4", scale=8), dict(r=3, scale=2), dict(r=3, beta="3/5")],
+    Skellam: [dict(var=7), dict(var="1/2", mu=3)],
+    DiscreteGaussian: [dict(sigma2=5), dict(sigma2="1/3", mu=-2)],
+}
+LAWS = [law(**kw) for law in noise.LAWS for kw in EXAMPLES[law]]
 IDS = [str(law) for law in LAWS]
 PREC = 200
+
+
+# ----------------------------------------------------------------- the parameter tables
+def test_examples_cover_every_family_and_every_parameter():
+    assert set(EXAMPLES) == set(noise.LAWS)
+    for law in noise.LAWS:
+        names = [p.name for p in law.parameters]
+        assert len(names) == len(set(names)) and names
+        given_names = {name for kw in EXAMPLES[law] for name in kw}
+        assert given_names == set(names), law.__name__
+
+
+@given(data=st.data())
+def test_drawn_arguments_pass_the_table_and_build_the_law(data):
+    law = data.draw(st.sampled_from(noise.LAWS))
+    kwargs = data.draw(pst.law_arguments(law))
+    table = {p.name: p for p in law.parameters}
+    for name, value in kwargs.items():
+        p = table[name]
+        assert p.check(value) == value and p.domain.contains(value) and p.within_limit(value)
+    assert isinstance(law(**kwargs), law)
+
+
+TABLE = [(law, p) for law in noise.LAWS for p in law.parameters]
+
+
+@pytest.mark.parametrize(("law", "p"), TABLE, ids=[f"{law.__name__}.{p.name}" for law, p in TABLE])
+@given(data=st.data())
+def test_values_just_outside_a_domain_are_refused_naming_the_parameter(law, p, data):
+    kwargs = data.draw(pst.law_arguments(law))
+    for q in law.parameters:  # of alternatives (Pólya's beta or scale), give this one alone
+        if p.choice is not None and q.choice == p.choice:
+            kwargs.pop(q.name, None)
+    assert p.outside()
+    for bad in p.outside():
+        with pytest.raises(ParameterError) as err:
+            p.check(bad)
+        assert p.name in str(err.value)
+        with pytest.raises(ParameterError) as err:
+            law(**{**kwargs, p.name: bad})
+        assert p.name in str(err.value)
+
+
+def test_the_command_line_reads_the_tables():
+    from privtools.cli import laws as cli_laws
+
+    assert {cli_laws.law_class(k) for k in cli_laws.KINDS} == set(noise.LAWS)
+    for kind in cli_laws.KINDS:
+        assert cli_laws.takes(kind) == tuple(p.name for p in cli_laws.law_class(kind).parameters)
+    assert cli_laws.MAX_POLYA_DIFFERENCE_SCALE == noise.PolyaDifference.parameter("scale").limit
 
 
 def _window(law, mass="1e-40"):

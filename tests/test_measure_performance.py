@@ -1,6 +1,6 @@
 """benchmarks/measure_performance.py without running a benchmark: its command line, how it
 reads what a benchmark prints, the key figures and the Markdown page it writes, and the
-README check's refusal of quick or failed entries."""
+figure check's refusal of quick or failed entries."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import measure_performance as mp  # noqa: E402 - the driver is imported from benchmarks/
-import quoted_figures as qf  # noqa: E402 - the script is imported from scripts/
+from figures import performance as qf  # noqa: E402 - the figure check's package, in scripts/
+from figures.tables import COMMANDS  # noqa: E402
 
 MACHINE = {"platform": "Linux-x", "cpu": "Test CPU", "cores": 2, "python": "3.11.7",
            "numpy": "2.4.6", "scipy": "1.17.1"}
@@ -57,13 +58,13 @@ def test_every_benchmark_has_a_runnable_command_and_distinct_name():
 
 def test_commands_are_shown_from_the_project_root(tmp_path):
     argv = ("python", "benchmarks/bench_sampling.py", "--markdown", "{out}/sampling.md")
-    assert mp.shown(argv, ROOT / "docs") == ("python benchmarks/bench_sampling.py --markdown "
-                                             "docs/sampling.md")
+    assert mp.shown(argv, ROOT / "docs" / "tables") == (
+        "python benchmarks/bench_sampling.py --markdown docs/tables/sampling.md")
     assert mp.shown(("privtools", "demo", "--out", "{tmp}"), ROOT / "docs") == \
         "privtools demo --out DIR"
     run = mp.resolve(argv, tmp_path, tmp_path)
     assert run[0] == sys.executable and run[-1] == f"{tmp_path}/sampling.md"
-    assert mp.resolve(argv, ROOT / "docs", tmp_path)[-1] == "docs/sampling.md"
+    assert mp.resolve(argv, ROOT / "docs" / "tables", tmp_path)[-1] == "docs/tables/sampling.md"
 
 
 # ------------------------------------------------------------------ reading the output
@@ -110,12 +111,12 @@ def test_markdown_names_the_machine_the_command_and_every_benchmark():
 
 
 def test_the_markdown_agrees_with_the_registry_command():
-    assert qf.COMMANDS["docs/performance.json"] == mp.COMMAND
-    assert qf.COMMANDS["docs/performance.md"] == mp.COMMAND
+    assert COMMANDS["docs/tables/performance.json"] == mp.COMMAND
+    assert COMMANDS["docs/tables/performance.md"] == mp.COMMAND
 
 
-# ------------------------------------------------------------------ the README check
-def test_quick_or_failed_entries_are_refused_by_the_readme_check(monkeypatch):
+# ------------------------------------------------------------------ the figure check
+def test_quick_or_failed_entries_are_refused_by_the_figure_check(monkeypatch):
     good = {"ok": True, "quick": False, "result": {"wall_s": 30.0}, "machine": MACHINE}
     for bad in ({**good, "quick": True}, {**good, "ok": False}):
         monkeypatch.setattr(qf, "doc_json", lambda path, b=bad: {"benchmarks": {"demo": b}})

@@ -1,5 +1,5 @@
 """Exact properties of the noise laws and the protocol that pin down their constants, scales,
-signs and branches (see docs/mutation.md).
+signs and branches (see docs/tables/mutation.md).
 
 Oracles are closed forms in rationals or in mpmath at 200 bits, compared with certified balls
 by enclosure or with floats where the float result is exact; random draws use fixed seeds.

@@ -12,8 +12,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from privtools.exact import sum_pmf
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
-from verification.exact import sum_pmf
 from verification.gof import g_test
 
 P_MIN = 1e-4

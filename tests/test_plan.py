@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from privtools.certified import ends
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
+from privtools.exact import exact_tail, sum_pmf
+from privtools.exact.divergence import renyi_shift
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 from privtools.planning import (
     SUPPORTED,
@@ -26,10 +28,7 @@ from privtools.planning import (
     total_noise_tail,
     with_parameters,
 )
-from verification.divergence import renyi_shift
-from verification.exact import sum_pmf
 from verification.plan_check import laplace_wrapped_llr, verify_plan
-from verification.tails import exact_tail
 
 KINDS = {  # theorem -> plan() arguments
     1: {"privacy": "pure-dp"},
@@ -48,7 +47,7 @@ def _frac(x) -> Fraction:
 
 def _oracle_tail(law, t: int, p: Fraction):
     """P(|N| > t) by an engine independent of planning's: PMF balls summed
-    (verification.tails) or the n-fold convolution in Arb (verification.exact)."""
+    (verification.tails) or the n-fold convolution in Arb (privtools.exact)."""
     if isinstance(law, NoiseSum) and law.n > 1:
         tail = mpmath.mpf(p.numerator) / p.denominator * mpmath.mpf(10) ** -12
         pmf = sum_pmf(law.share, law.n, dps=20, tail=tail, method="convolve")

@@ -23,7 +23,9 @@ from hypothesis import strategies as hst
 
 import privtools.protocol.views as views_module
 from privtools.certified import ends
+from privtools.certified import ends as interval_ends
 from privtools.errors import ParameterError
+from privtools.exact import exact_tail, sum_pmf
 from privtools.noise import DiscreteLaplace
 from privtools.planning import theorem_params
 from privtools.protocol import (
@@ -50,9 +52,7 @@ from privtools.protocol import (
     view_mechanism,
 )
 from privtools.protocol.randomizer import add_mod
-from verification.exact import sum_pmf
 from verification.gof import g_test
-from verification.tails import exact_tail, interval_ends
 
 P_MIN = 1e-4
 
@@ -522,7 +522,7 @@ def test_views_with_randomized_rounding_match_the_exact_law(theorem):
     tested against the exact convolution of that law with the total noise."""
     from flint import arb
 
-    from verification.exact import ExactPMF, convolve
+    from privtools.exact import ExactPMF, convolve
 
     plan = make_plan(theorem, "1", 18, "1e-6")
     assert plan.g == 5

@@ -251,7 +251,7 @@ def test_tiny_simulation_end_to_end(name, kw):
 @pytest.mark.slow
 def test_script_runs_end_to_end():
     out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "regret_vs_participations.py"),
+        [sys.executable, str(ROOT / "studies" / "regret_vs_participations.py"),
          "--ks", "1,2", "--runs", "2", "--horizon", "200", "--json"],
         capture_output=True, text=True, check=True, timeout=600)
     res = json.loads(out.stdout)

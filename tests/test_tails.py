@@ -12,17 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privtools.certified import ends as interval_ends
+from privtools.exact import ExactPMF, exact_quantile, exact_tail, sum_pmf
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
-from verification.exact import ExactPMF, sum_pmf
 from verification.tails import (
     FAILS,
     HOLDS,
     check_tail_bound,
-    exact_quantile,
-    exact_tail,
     fact2_exact_check,
     fact2_tail,
-    interval_ends,
     lemma5_laplace_sum,
     prop1_skellam,
     prop1_without_log,
@@ -210,7 +208,7 @@ def test_exact_tail_inputs():
         exact_tail(Skellam(1), -1)
     with pytest.raises(ValueError, match="dist"):
         exact_tail([0.5, 0.5], 1)
-    from verification.exact import wrap
+    from privtools.exact import wrap
 
     P = ExactPMF.from_distribution(DiscreteLaplace(1), dps=20)
     with pytest.raises(ValueError, match="wrapped"):

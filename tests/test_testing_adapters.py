@@ -5,7 +5,7 @@ Each library test skips when the library is missing, unless PRIVTOOLS_REQUIRE_CO
 (CI installs the extras): then a missing library fails the test. diffprivlib's package
 ``__init__`` imports its scikit-learn models, which fail with a scikit-learn newer than it
 supports; its ``mechanisms`` are then loaded under a bare package module (as
-scripts/conformance.py does). Seeds are fixed; OpenDP cannot be seeded, so the tests on its
+studies/conformance.py does). Seeds are fixed; OpenDP cannot be seeded, so the tests on its
 draws check only what holds for every draw (and the audit that passes runs at a tiny α).
 """
 

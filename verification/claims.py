@@ -1,8 +1,8 @@
 """The quantitative statements of paper 000 as checkable data.
 
 Each :class:`Claim` is a value — name, source, statement, parameter grids — plus a checker
-that evaluates one grid point exactly (certified intervals from ``verification.exact``,
-``verification.divergence`` and ``verification.tails``) and reports whether the statement
+that evaluates one grid point exactly (certified intervals from ``privtools.exact``,
+``privtools.exact.divergence`` and ``verification.tails``) and reports whether the statement
 holds there and with how much slack. ``check(name)`` runs a claim over a grid;
 ``privtools verify-claims`` prints the table.
 
@@ -132,7 +132,7 @@ def view_llr(noise, g: int, m: int | None = None, dps: int = 25
              ) -> tuple[mpmath.mpi, mpmath.mpi | None]:
     """Certified LLR (D_∞ both ways) of ``Σx̂ + noise`` for sensitivity g and, with ``m``,
     of its mod-m view (tabulated over Z_m; used by the pure-DP theorems and plan checks)."""
-    from .divergence import renyi_shift
+    from privtools.exact.divergence import renyi_shift
 
     llr = renyi_shift(noise, g, math.inf, dps=dps)
     wrapped = None if m is None else renyi_shift(noise, g, math.inf, dps=dps, m=m)
@@ -145,8 +145,8 @@ def gaussian_sum_view_renyi(share: DiscreteGaussian, n: int, g: int, m: int, ord
     sensitivity g, at each order (Theorem 4). The sum is tabulated over all of Z_m, leaving
     outside far less than its smallest value there (estimated with the discrete Gaussian of
     the same variance), then wrapped."""
-    from .divergence import renyi_shift
-    from .exact import sum_pmf
+    from privtools.exact import sum_pmf
+    from privtools.exact.divergence import renyi_shift
 
     cover = DiscreteGaussian(sigma2=share.sigma2 * n).logsf(m // 2 + 1)
     tail = min(mpmath.mpf(10) ** -36, mpmath.exp(mpmath.mpf(cover)) * mpmath.mpf(10) ** -36)
@@ -156,7 +156,7 @@ def gaussian_sum_view_renyi(share: DiscreteGaussian, n: int, g: int, m: int, ord
 
 # ----------------------------------------------------------------------------- checkers
 def _fact1(pt: dict) -> Row:
-    from .exact import ExactPMF, sum_pmf, total_variation
+    from privtools.exact import ExactPMF, sum_pmf, total_variation
 
     b, n = Fraction(pt["b"]), int(pt["n"])
     law = DiscreteLaplace(b)
@@ -195,8 +195,7 @@ def _rdp_row(pt: dict, exact: mpmath.mpi, bound) -> tuple[str, float | None, str
 
 def _lemma3(pt: dict) -> Row:
     from privtools.accounting import skellam_rdp_bound
-
-    from .divergence import renyi_shift
+    from privtools.exact.divergence import renyi_shift
 
     var, delta, alpha = Fraction(pt["var"]), int(pt["delta"]), int(pt["alpha"])
     exact = renyi_shift(Skellam(var), delta, alpha, dps=25)
@@ -249,8 +248,7 @@ def _lemma4(pt: dict) -> Row:
     over Δ/(√n σ) is below the computed digits (σ² = 9: ξ ~ 1e-37) the digits are raised.
     Slack: bound / certified upper end of D_α (smallest over the orders)."""
     from privtools.accounting import discrete_gaussian_sum_cdp, discrete_gaussian_sum_xi
-
-    from .divergence import discrete_gaussian_shift_renyi, gaussian_sum_renyi_curve
+    from privtools.exact.divergence import discrete_gaussian_shift_renyi, gaussian_sum_renyi_curve
 
     n, sigma2, delta = int(pt["n"]), Fraction(pt["sigma2"]), int(pt["delta"])
     eps = discrete_gaussian_sum_cdp(n, sigma2, delta)
@@ -306,9 +304,8 @@ def _lemma5(pt: dict) -> Row:
 
 def _lemma10(pt: dict) -> Row:
     from privtools.accounting import discrete_laplace_rdp, rdp_to_dp
-
-    from .divergence import hockey_stick
-    from .exact import ExactPMF, shift
+    from privtools.exact import ExactPMF, shift
+    from privtools.exact.divergence import hockey_stick
 
     scale, delta = Fraction(pt["scale"]), mpmath.mpf(pt["delta"])
     conv = rdp_to_dp(lambda a: discrete_laplace_rdp(a, scale, 1), float(delta))
@@ -347,9 +344,8 @@ def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
 
 def _theorem2(pt: dict) -> Row:
     from privtools.accounting import theorem2_rdp
+    from privtools.exact.divergence import renyi_shift
     from privtools.planning import theorem_params
-
-    from .divergence import renyi_shift
 
     prm = theorem_params(2, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps, s = float(Fraction(pt["eps"])), float(Fraction(pt["s"]))

@@ -1,5 +1,7 @@
-"""Certified divergences, as the judge reads them: the public names of
-:mod:`privtools.exact.divergence`."""
+"""Deprecated alias of :mod:`privtools.exact.divergence` (the exact engine has one import
+path)."""
+
+import warnings
 
 from privtools.exact.divergence import (
     delta_curve,
@@ -20,6 +22,9 @@ from privtools.exact.divergence import (
     renyi_shift,
     renyi_shift_curve,
 )
+
+warnings.warn("verification.divergence is privtools.exact.divergence: import it from there",
+              DeprecationWarning, stacklevel=2)
 
 __all__ = ["renyi", "llr", "hockey_stick", "delta_curve", "epsilon_for_delta", "renyi_shift",
            "renyi_shift_curve", "hockey_stick_shift", "renyi_float", "hockey_stick_float",

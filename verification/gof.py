@@ -46,7 +46,7 @@ class GTestResult:
 
 
 class _TableLaw:
-    """Float view of an :class:`~verification.exact.ExactPMF` with the methods the G-test
+    """Float view of an :class:`~privtools.exact.ExactPMF` with the methods the G-test
     reads (its unaccounted mass, at most the certified bound, is ignored)."""
 
     def __init__(self, P):
@@ -93,9 +93,9 @@ class _TableLaw:
 
 def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
     """G-test of ``samples`` (integers) against ``dist``: a privtools distribution or a
-    certified :class:`~verification.exact.ExactPMF` (e.g. an exact n-fold sum)."""
+    certified :class:`~privtools.exact.ExactPMF` (e.g. an exact n-fold sum)."""
     if not isinstance(dist, (IntegerDistribution, _TableLaw)):
-        from .exact import ExactPMF
+        from privtools.exact import ExactPMF
 
         if not isinstance(dist, ExactPMF):
             raise ParameterError("dist must be a privtools distribution or an ExactPMF")

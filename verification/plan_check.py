@@ -25,7 +25,7 @@ that decides the verdict answers the question the plan's user asked
   SecAgg's ``2ε̂`` (a property of the shuffle protocol, assumed). Theorem 6 protects each
   user's own message ``x̂_i + Lap_Z(g/ε)``.
   RDP (Theorem 2): the exact Rényi curve ``D_α(Sk + g ‖ Sk)`` of the total Skellam noise
-  (:func:`verification.divergence.renyi_shift_curve`) on a grid of integer orders, against
+  (:func:`privtools.exact.divergence.renyi_shift_curve`) on a grid of integer orders, against
   Theorem 2's ``ε̂(α)``; for a total variance above ``exact_skellam_var`` (where tabulation
   takes longer than a 10 s budget) Lemma 3's bound, a theorem, stands in.
   CDP (Theorem 4): the exact Rényi curve of the mod-m view of the n-fold discrete-Gaussian
@@ -35,14 +35,14 @@ that decides the verdict answers the question the plan's user asked
   δ = p unless a δ is given.
 * **utility**: the worst-case probability that the analyzer's output is off by more than τ/g,
   ``P(|A(ŷ) − Σx̂/g| > τ/g)``, computed exactly (certified interval): the tail of the exact
-  total noise (:func:`privtools.planning.total_noise_tail`: Fact 2 for Lap_Z, characteristic-
+  total noise (:func:`privtools.exact.total_noise_tail`: Fact 2 for Lap_Z, characteristic-
   function inversion for Skellam and for n-fold sums) plus the wrap. With ``x = Σx̂ ∈ [0, ng]``
   the analyzer decodes ``x + N`` correctly iff ``ng + τ + 1 − m <= x + N <= ng + τ``, so the
   output is within τ/g iff ``−min(τ, x + L) <= N <= τ`` with ``L = m − ng − τ − 1``; the worst
   input is x = 0 and the failure probability is ``P(N > τ) + P(N > min(τ, L))`` (= ``P(|N| > τ)``
   when m >= ng + 2τ + 1, as planned). Shuffle plans add q̂. Where it is cheap, the tail is
   recomputed by an independent engine (PMF balls summed by :mod:`verification.tails`, or the
-  n-fold convolution of :mod:`verification.exact`) and the two intervals must overlap.
+  n-fold convolution of :mod:`privtools.exact`) and the two intervals must overlap.
 
 Mod-m view of Lap_Z(b) in closed form (a = 1/b): for 0 <= r < m,
 ``P(N ≡ r) ∝ e^{−ar} + e^{−a(m−r)} ∝ cosh(a(m/2 − d(r)))`` with d(r) = min(r, m − r) the
@@ -357,8 +357,7 @@ def _secondary(findings: list[Finding], status: str, name: str, per_batch: Fract
 
 def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var, deciding: bool = True):
     from privtools.accounting import skellam_rdp_bound, theorem2_rdp
-
-    from .divergence import renyi_shift_curve
+    from privtools.exact.divergence import renyi_shift_curve
 
     noise = plan.exact_total_noise
     eps = plan.epsilon if deciding else plan.epsilon_view

@@ -6,9 +6,9 @@ Proposition 1, Lemma 5; the τ of Theorems 1, 2, 4 and 6 are built on them).
     check_tail_bound(X, bound, ps)    does P(|X − c| > bound(p)) <= p hold for every p in ps?
 
 ``X`` is a privtools distribution (centre ``c = X.center``: 0 for the centred laws,
-``mu`` for shifted ones, ⌊mean⌋ for Pólya) or an :class:`~verification.exact.ExactPMF`
+``mu`` for shifted ones, ⌊mean⌋ for Pólya) or an :class:`~privtools.exact.ExactPMF`
 (centre 0 unless ``center=`` is given) — e.g. the exact law of a sum of n shares from
-:func:`verification.exact.sum_pmf`.
+:func:`privtools.exact.sum_pmf`.
 
 How the tail is certified. For a distribution the tail is summed from the tail itself —
 never as 1 − (central mass), which keeps no relative accuracy once the tail is below
@@ -51,15 +51,17 @@ from privtools.certified.rounding import div_down, div_up, sub_up
 from privtools.errors import CertificationError, ParameterError
 from privtools.exact import ExactPMF, sum_pmf
 from privtools.exact.tails import (
-    PMFTails,
-    check_probability,
-    check_tail_law,
-    exact_quantile,
     exact_tail,
-    resolve_center,
+    tail_points,
 )
-from privtools.noise import DiscreteLaplace, IntegerDistribution
-from privtools.validation import check_dps, check_int, check_positive_fraction, to_fraction
+from privtools.noise import DiscreteLaplace
+from privtools.validation import (
+    check_dps,
+    check_int,
+    check_positive_fraction,
+    check_probability,
+    to_fraction,
+)
 
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, status_le
 
@@ -68,11 +70,8 @@ __all__ = [
     "FAILS",
     "INCONCLUSIVE",
     "TailRow",
-    "interval_ends",
     "TailCheck",
     "Lemma5Constant",
-    "exact_tail",
-    "exact_quantile",
     "check_tail_bound",
     "fact2_tail",
     "fact2_exact_check",
@@ -164,15 +163,6 @@ class TailCheck:
 
 
 @functools.lru_cache(maxsize=4096)
-def _dist_quantile(dist: IntegerDistribution, p: Fraction, dps: int,
-                   two_sided: bool) -> int | None:
-    """Memoized certified quantile (distributions are immutable, hashable values)."""
-    try:
-        return dist.tail_quantile(p, dps=dps, two_sided=two_sided)
-    except ArithmeticError:
-        return None
-
-
 def _check_threshold(value, p) -> Fraction:
     """Exact value of bound(p): a finite non-negative real."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
@@ -196,35 +186,25 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
     ``ps``). The tail is evaluated at ``⌊t⌋`` (``P(|X| > t) = P(|X| > ⌊t⌋)`` for integer X).
     A row straddling ``p`` is re-evaluated at 2× and 4× ``dps`` (distributions only).
     """
-    check_tail_law(dist)
+    tail_points(dist, (), two_sided, dps, center)   # the law and options, before any work
     if not callable(bound):
         raise ParameterError(f"bound must be a callable p -> threshold, got {bound!r}")
     ps = _check_ps(ps)
     dps = check_dps(dps)
-    if not isinstance(two_sided, bool):
-        raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-    c = resolve_center(dist, center)
     is_pmf = isinstance(dist, ExactPMF)
-    tails = PMFTails(dist, c, two_sided) if is_pmf else None
     bits = _arb.bits_for_dps(dps) + 2 * _arb.GUARD_BITS
-
-    rows = []
+    claimed = []
     for p in ps:
-        pf = check_probability("ps", p)
         t_raw = bound(p)
         t_exact = _check_threshold(t_raw, p)
-        thr = math.floor(t_exact)
-        if is_pmf:
-            tail = tails.interval(thr)
-            status = status_le(tail, pf)
-            quantile = tails.quantile(pf)
-        else:
-            for d in (dps, 2 * dps, 4 * dps):
-                tail = exact_tail(dist, thr, two_sided, d, c)
-                status = status_le(tail, pf)
-                if status != INCONCLUSIVE:
-                    break
-            quantile = _dist_quantile(dist, pf, dps, two_sided) if c == dist.center else None
+        claimed.append((p, t_raw, t_exact))
+    points = tail_points(dist, [(math.floor(t), p) for p, _, t in claimed], two_sided, dps,
+                         center)
+
+    rows = []
+    for (p, t_raw, t_exact), pt in zip(claimed, points):
+        tail, quantile, pf = pt.tail, pt.quantile, pt.p
+        status = status_le(tail, pf)
         p_lo, p_hi = _fraction_bounds(pf, bits)
         with mpmath.workprec(bits):
             t_lo, t_hi = interval_ends(tail)
@@ -235,7 +215,7 @@ def check_tail_bound(dist, bound: Callable, ps, two_sided: bool = True, dps: int
             slack = math.inf if t_exact > 0 else 1.0
         else:
             slack = float(t_exact / quantile)
-        rows.append(TailRow(p, t_raw, thr, tail, quantile, ratio, slack, status))
+        rows.append(TailRow(p, t_raw, pt.t, tail, quantile, ratio, slack, status))
 
     statuses = {r.status for r in rows}
     status = FAILS if FAILS in statuses else (INCONCLUSIVE if INCONCLUSIVE in statuses
@@ -416,10 +396,9 @@ def smallest_constant_lemma5(eps, n, ps, dps: int = 30, pmf: ExactPMF | None = N
         pmf = sum_pmf(DiscreteLaplace(1 / e), n, dps=dps, tail=tail, method="convolve")
     elif not isinstance(pmf, ExactPMF):
         raise ParameterError(f"pmf must be an ExactPMF, got {type(pmf).__name__}")
-    tails = PMFTails(pmf, 0, True)
+    quantiles = [pt.quantile for pt in tail_points(pmf, [(0, pf) for pf in pfs])]
     rows, best, p_star = [], mpmath.mpf(0), None
-    for p, pf in zip(ps, pfs):
-        q = tails.quantile(pf)
+    for p, q in zip(ps, quantiles):
         if q is None:
             raise CertificationError(f"the PMF cannot decide the quantile at p={p!r} "
                                   f"(unaccounted mass {mpmath.nstr(pmf.unaccounted, 3)})")

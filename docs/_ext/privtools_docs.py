@@ -44,15 +44,14 @@ PUBLIC_MODULES = (
     "privtools.randomness",
     "privtools.validation",
     "privtools.limits",
+    "privtools.neighbours",
     "privtools.errors",
     "privtools.demo",
     "verification",
     "verification.audit",
-    "verification.exact",
     "verification.zoo",
     "verification.bugs",
     "verification.claims",
-    "verification.divergence",
     "verification.gof",
     "verification.mechanisms",
     "verification.plan_check",
@@ -441,15 +440,6 @@ def _visit_displaymath(self, node) -> None:
     raise nodes.SkipNode
 
 
-_NOTEBOOK_LINK = re.compile(r"\]\(notebooks/([0-9][^)]*?)\.ipynb\)")
-
-
-def _site_links(app, relative_path, parent_docname, content) -> None:
-    """The README links notebooks as files; on the site they are pages of their own."""
-    if Path(str(relative_path)).name == "README.md":
-        content[0] = _NOTEBOOK_LINK.sub(r"](docs/notebooks/\1.ipynb)", content[0])
-
-
 class _Links(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -512,7 +502,6 @@ def setup(app):
     app.connect("autodoc-process-docstring", _keep_prose, priority=100)
     app.connect("autodoc-process-docstring", _restore_prose, priority=900)
     app.connect("missing-reference", _resolve)
-    app.connect("include-read", _site_links)
     app.connect("build-finished", _check_links)
     # Math is rendered to MathML when the page is written: no script, no network, and the
     # browser's own MathML engine draws it (a broken formula fails the build).

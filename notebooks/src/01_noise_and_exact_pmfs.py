@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import scipy.stats as st
 
+from privtools.exact import ExactPMF, sum_pmf, total_variation
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
-from verification.exact import ExactPMF, sum_pmf, total_variation
 
 lap, sk, dg = DiscreteLaplace(32), Skellam(1024), DiscreteGaussian(sigma2=1024)
 k = np.arange(-200, 201)

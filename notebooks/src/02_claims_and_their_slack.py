@@ -19,7 +19,7 @@ for r in results:
 # %% [markdown]
 # ## Where a claim fails: Theorem 2's printed ε̂_n
 #
-# The failing rows name their parameters; the README explains the finding (the printed
+# The failing rows name their parameters; docs/claims.md explains the finding (the printed
 # per-batch curve drops a 1/ε factor; the privacy of the algorithm still holds).
 
 # %%

@@ -8,7 +8,7 @@
 # whole mechanism (the server's view) for its ε.
 #
 # Sizes are reduced for CI; set `PRIVTOOLS_FULL=1` for the full study
-# (`python scripts/audit_power.py` writes `docs/audit_calibration.md`).
+# (`python studies/audit_power.py` writes `docs/tables/audit_calibration.md`).
 
 # %%
 import math
@@ -109,7 +109,7 @@ plt.tight_layout()
 # ## False alarms on correct code
 #
 # Over many seeds a correct sampler fails in about `alpha` of the runs — no more. (The full
-# study, 100 seeds per sampler, is in `docs/audit_calibration.md`.)
+# study, 100 seeds per sampler, is in `docs/tables/audit_calibration.md`.)
 
 # %%
 seeds = range(100 if FULL else 40)

@@ -9,7 +9,7 @@
 # In CI this notebook runs each preset at 2 runs and T = 10^5; with `PRIVTOOLS_FULL=1` it
 # runs the full presets (20 runs, T = 10^6, and 10^7 for the hard instance; about 75 s on 2
 # cores). The full figures, made by `privtools simulate --preset NAME`, are committed under
-# `docs/figures/` and shown at the end with a reading.
+# `docs/tables/figures/` and shown at the end with a reading.
 
 # %%
 import os
@@ -51,19 +51,19 @@ plt.axis("off")
 plt.show()
 
 # %% [markdown]
-# ## The full figures (20 runs; `docs/figures/`)
+# ## The full figures (20 runs; `docs/tables/figures/`)
 #
 # **Fig. 1/2 (easy instances, T = 10^6):**
-# ![fig1-easy](../docs/figures/fig1-easy.png)
+# ![fig1-easy](../docs/tables/figures/fig1-easy.png)
 #
 # **Fig. 1c/3 (hard instances, T = 10^7):**
-# ![fig1-hard](../docs/figures/fig1-hard.png)
+# ![fig1-hard](../docs/tables/figures/fig1-hard.png)
 #
 # **Fig. 4 (trust models, easy instances, T = 10^6):**
-# ![fig4](../docs/figures/fig4.png)
+# ![fig4](../docs/tables/figures/fig4.png)
 #
 # **Real data (MovieLens-100K, top-10 movies, rewards (rating − 1)/4):**
-# ![movielens](../docs/figures/movielens.png)
+# ![movielens](../docs/tables/figures/movielens.png)
 #
 # ## Reading — where we agree with the paper and where not
 #

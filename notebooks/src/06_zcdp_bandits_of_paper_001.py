@@ -9,7 +9,7 @@
 #
 # CI runs each preset at 2 runs and a short horizon; `PRIVTOOLS_FULL=1` runs the full
 # presets (20 runs). The full figures (`privtools simulate --preset zcdp-…`) are committed
-# under `docs/figures/` and shown below with a reading.
+# under `docs/tables/figures/` and shown below with a reading.
 
 # %%
 import json
@@ -48,20 +48,20 @@ for rho in (0.01, 0.1, 1):
 # %% [markdown]
 # ## The full figures (20 runs)
 #
-# ![zcdp-finite](../docs/figures/zcdp-finite.png)
-# ![zcdp-linear](../docs/figures/zcdp-linear.png)
-# ![zcdp-contextual](../docs/figures/zcdp-contextual.png)
+# ![zcdp-finite](../docs/tables/figures/zcdp-finite.png)
+# ![zcdp-linear](../docs/tables/figures/zcdp-linear.png)
+# ![zcdp-contextual](../docs/tables/figures/zcdp-contextual.png)
 #
 # ## Distributed (000) vs zCDP (001) at equal (ε, δ)
 #
-# `python scripts/compare_trust_models.py --out docs/figures/trust-models` calibrates every
+# `python studies/compare_trust_models.py --out docs/tables/figures/trust-models` calibrates every
 # policy with the certified accountant (`PldAccountant`) to the same per-user
 # (ε, δ = 10^-6) and runs all of them on the same 10-arm Bernoulli instance:
 #
-# ![trust models](../docs/figures/trust-models/regret.png)
+# ![trust models](../docs/tables/figures/trust-models/regret.png)
 
 # %%
-summary_path = Path("../docs/figures/trust-models/summary.json")
+summary_path = Path("../docs/tables/figures/trust-models/summary.json")
 if summary_path.exists():
     res = json.loads(summary_path.read_text())
     for eps, cal in res["calibration"].items():

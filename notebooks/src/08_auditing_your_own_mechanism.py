@@ -157,7 +157,7 @@ print(fixed_search.summary())
 # %% [markdown]
 # Both pass. A pass is not a proof — it says these draws showed no violation, and how
 # close the bound came to the claim says how hard the audit looked. The exact half of the
-# project (`verification.divergence`, notebook 01) proves; the audit catches the bug in
+# project (`privtools.exact.divergence`, notebook 01) proves; the audit catches the bug in
 # the code you actually run.
 #
 # ## How many draws does an audit need?

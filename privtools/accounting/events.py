@@ -91,7 +91,7 @@ class SkellamEvent(DpEvent):
     ``bound="lemma3"``: interpret with Lemma 3 (000) (integer orders; a non-integer α is
     bounded by the value at ⌈α⌉, valid because D_α is non-decreasing in α).
     ``exact=True``: the exact Rényi divergence from
-    ``verification.divergence.renyi_shift(Skellam(var), sensitivity, alpha)`` (evaluated at
+    ``privtools.exact.divergence.renyi_shift(Skellam(var), sensitivity, alpha)`` (evaluated at
     ⌈α⌉ likewise; needs the verification package).
     """
 
@@ -114,8 +114,8 @@ class DiscreteGaussianSumEvent(DpEvent):
     sensitivity Δ (Theorem 4 (000): σ² = g²/(nε²), Δ = g).
 
     Default interpretation: Lemma 4 (000), ½ε²-CDP, i.e. ε(α) = ½ε²α (requires σ >= 1/2).
-    ``exact=True``: ``verification.divergence.renyi_shift`` on the certified PMF of Z_n
-    (``verification.exact.sum_pmf``), at ⌈α⌉.
+    ``exact=True``: ``privtools.exact.divergence.renyi_shift`` on the certified PMF of Z_n
+    (``privtools.exact.sum_pmf``), at ⌈α⌉.
     """
 
     n: int

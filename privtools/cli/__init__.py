@@ -89,7 +89,7 @@ def noise(
     Decimal parameters are exact ("0.1" means 1/10). Options the law does not take are
     refused, and so are laws and share counts beyond the size limits (the message gives the
     limit)."""
-    from verification.exact import ExactPMF, sum_pmf, total_variation
+    from privtools.exact import ExactPMF, sum_pmf, total_variation
 
     d = build_law(kind, scale, var, sigma2, r, beta, mu)
     checks.int_range("dps", dps, 1, MAX_DPS)

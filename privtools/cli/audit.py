@@ -247,9 +247,12 @@ def _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, 
         raise ParameterError("give exactly one of --mechanism, --sampler or --mechanism-file")
     mode = modes[0]
     _refuse_other_modes(mode)
-    from privtools.planning import DEPLOYMENTS, by_view
+    from privtools.planning import DEPLOYMENTS
 
-    dep = None if mechanism is None else by_view(mechanism)
+    views = {d.view: d for d in DEPLOYMENTS}
+    dep = None if mechanism is None else views.get(mechanism)
+    if mechanism is not None and dep is None:
+        raise ParameterError(f"--mechanism must be one of {sorted(views)}, got {mechanism!r}")
     if dep is not None and dep.pure:
         scaled = ", ".join(d.view for d in DEPLOYMENTS if not d.pure)
         checks.refuse(checks.given("s", "delta"), f"applies to the rdp/cdp mechanisms "
@@ -486,8 +489,8 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
     """Every option of a --mechanism-file audit checked — the pair against the relation
     when --neighbours is given, the files located — before the user's code runs."""
     from privtools.cli import checks
+    from privtools.neighbours import RELATIONS
     from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
-    from verification.audit import RELATIONS
     from verification.audit.neighbours import check_pair
 
     if not checks.given("epsilon"):

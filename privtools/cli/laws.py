@@ -1,7 +1,11 @@
 """Noise laws from command-line options (shared by `noise` and `audit --sampler`), checked
 before any work: options that the kind does not take are refused, values are parsed exactly,
 and laws too wide for the float tail searches to finish in about a minute are refused with
-the option and its limit."""
+the option and its limit.
+
+The options of each kind, their domains and their limits are the law's parameter table
+(``Law.parameters``, :class:`privtools.noise.Parameter`); this module only names the kinds.
+"""
 
 from __future__ import annotations
 
@@ -13,74 +17,113 @@ from . import checks
 
 KINDS = ("laplace", "polya", "polya-difference", "skellam", "gaussian")
 
-#: the options each kind takes (``scale`` or ``beta`` for the Pólya kinds)
-TAKES = {
-    "laplace": ("scale",),
-    "polya": ("r", "scale", "beta"),
-    "polya-difference": ("r", "scale", "beta"),
-    "skellam": ("var", "mu"),
-    "gaussian": ("sigma2", "mu"),
+#: the law class of each kind, by name in :mod:`privtools.noise` (imported on first use)
+LAW_NAMES = {
+    "laplace": "DiscreteLaplace",
+    "polya": "Polya",
+    "polya-difference": "PolyaDifference",
+    "skellam": "Skellam",
+    "gaussian": "DiscreteGaussian",
 }
-LAW_OPTIONS = ("scale", "var", "sigma2", "r", "beta", "mu")
 
-# Size limits (measured on 2 cores: describing a law at the limit — moments and certified
-# ranges down to 1e-30 — takes at most ~40 s; beyond them the float tail searches take
-# minutes to hours, or leave the int64 range).
-MAX_LAPLACE_SCALE = 10**15       # closed-form tails: limited by the int64 range only
-MAX_VARIANCE = 10**10            # Skellam var, discrete Gaussian sigma2 (Bessel / theta sums)
-MAX_POLYA_SCALE = 10**15         # Pólya: b = -1/log(beta)
-MAX_POLYA_DIFFERENCE_SCALE = 10**4  # Pólya difference: its float tail sums ~48 b terms
-MAX_POLYA_R = 10**6
+# Names read from the parameter tables on first use (the noise laws load on demand).
+_LIMIT_ALIASES = {
+    "MAX_LAPLACE_SCALE": ("laplace", "scale"),
+    "MAX_VARIANCE": ("skellam", "var"),           # and the discrete Gaussian's sigma2
+    "MAX_POLYA_SCALE": ("polya", "scale"),
+    "MAX_POLYA_DIFFERENCE_SCALE": ("polya-difference", "scale"),
+    "MAX_POLYA_R": ("polya", "r"),
+}
+
+
+def law_class(kind: str):
+    """The law class of ``kind`` (one of :data:`KINDS`)."""
+    import privtools.noise as noise
+
+    return getattr(noise, LAW_NAMES[kind])
+
+
+def takes(kind: str) -> tuple[str, ...]:
+    """The options ``kind`` takes: the names of its law's parameters."""
+    return tuple(p.name for p in law_class(kind).parameters)
+
+
+def law_options() -> tuple[str, ...]:
+    """Every option of every kind, each once, in the order the kinds list them."""
+    return tuple(dict.fromkeys(n for kind in KINDS for n in takes(kind)))
+
+
+def __getattr__(name: str):
+    if name == "TAKES":
+        return {kind: takes(kind) for kind in KINDS}
+    if name == "LAW_OPTIONS":
+        return law_options()
+    if name in _LIMIT_ALIASES:
+        kind, parameter = _LIMIT_ALIASES[name]
+        return law_class(kind).parameter(parameter).limit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_law(kind: str, scale, var, sigma2, r, beta, mu, *, kind_option: str = "kind"):
     """The law of ``kind`` with the given options (None = not given); ParameterError naming
     the option for a bad value, an option the kind does not take, or a law beyond the size
-    limits."""
-    from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
-
+    limits of its parameter table."""
     if kind not in KINDS:
         raise ParameterError(f"{kind_option} must be one of {', '.join(KINDS)}; got {kind!r}")
+    cls = law_class(kind)
+    table = cls.parameters
     values = dict(scale=scale, var=var, sigma2=sigma2, r=r, beta=beta, mu=mu)
-    takes = TAKES[kind]
-    checks.refuse([n for n in LAW_OPTIONS if values[n] is not None and n not in takes],
-                  f"does not apply to {kind} (it takes {', '.join(checks.opt(n) for n in takes)})")
-    if scale is not None and beta is not None:
-        checks.refuse(["scale", "beta"], "contradict each other: give one of them "
-                      "(beta = exp(-1/scale))")
+    names = tuple(p.name for p in table)
+    checks.refuse([n for n in values if values[n] is not None and n not in names],
+                  f"does not apply to {kind} (it takes {', '.join(checks.opt(n) for n in names)})")
+    groups: dict[str, list[str]] = {}
+    for p in table:
+        if p.choice is not None:
+            groups.setdefault(p.choice, []).append(p.name)
+    for relation, group in groups.items():
+        given = [n for n in group if values[n] is not None]
+        if len(given) > 1:
+            checks.refuse(given, f"contradict each other: give one of them ({relation})")
 
-    def need(name):
-        if values[name] is None:
-            raise ParameterError(f"{checks.opt(name)} is required for {kind}")
-        return checks.number(name, values[name], positive=True)
-
+    kwargs = {}
     with checks.naming():
-        if kind == "laplace":
-            b = need("scale")
-            checks.at_most("scale", b, MAX_LAPLACE_SCALE, "wider Lap_Z laws leave the int64 "
-                           "range in their far tails")
-            return DiscreteLaplace(b)
-        if kind in ("skellam", "gaussian"):
-            name = "var" if kind == "skellam" else "sigma2"
-            v = need(name)
-            checks.at_most(name, v, MAX_VARIANCE, "its certified ranges would take minutes "
-                           "to hours")
-            if kind == "skellam":
-                return Skellam(v, mu or 0)
-            return DiscreteGaussian(sigma2=v, mu=mu or 0)
-        rr = need("r")
-        checks.at_most("r", rr, MAX_POLYA_R, "its tail searches would take minutes to hours")
-        cls = Polya if kind == "polya" else PolyaDifference
-        most = MAX_POLYA_SCALE if kind == "polya" else MAX_POLYA_DIFFERENCE_SCALE
-        if beta is not None:
-            bt = checks.number("beta", beta, positive=True)
-            if bt >= 1:
-                raise ParameterError(f"--beta must be < 1, got {beta!r}")
-            fb = float(bt)
-            b_eff = math.inf if fb == 1.0 else 0.0 if fb == 0.0 else -1.0 / math.log(fb)
-            checks.at_most("beta", b_eff, most, f"beta = exp(-1/b) with b = {b_eff:.3g}; b "
-                           f"at most {most:.0e} keeps the tail sums within about a minute")
-            return cls(rr, bt)
-        b = need("scale")
-        checks.at_most("scale", b, most, "the tail sums would take minutes to hours")
-        return cls(rr, scale=b)
+        for p in table:
+            text = values[p.name]
+            if text is None:
+                alternatives = groups.get(p.choice, [p.name])
+                required = p.default is None and alternatives[0] == p.name
+                if required and all(values[n] is None for n in alternatives):
+                    raise ParameterError(f"{checks.opt(p.name)} is required for {kind}")
+                continue
+            value = text  # (integers come parsed; the constructor checks them)
+            if isinstance(text, str):
+                value = checks.number(p.name, text, positive=p.domain.below(0),
+                                      integer=p.domain.integer)
+                _check(p, text)
+            if p.name == "beta":
+                _beta_within(cls, value)
+            elif p.limit is not None:
+                checks.at_most(p.name, value, p.limit, p.reason)
+            kwargs[p.name] = value
+        return cls(**kwargs)
+
+
+def _check(p, text) -> None:
+    """The table's check of ``text`` (the law's own domain), its error naming the option."""
+    try:
+        p.check(text)
+    except ParameterError as exc:
+        msg = str(exc)
+        if not msg.startswith(p.name + " "):
+            raise
+        raise ParameterError(checks.opt(p.name) + msg[len(p.name):]) from None
+
+
+def _beta_within(cls, beta) -> None:
+    """Pólya's beta is limited through its scale b = −1/log β (the table's limit of
+    ``scale``)."""
+    most = cls.parameter("scale").limit
+    fb = float(beta)
+    b_eff = math.inf if fb == 1.0 else 0.0 if fb == 0.0 else -1.0 / math.log(fb)
+    checks.at_most("beta", b_eff, most, f"beta = exp(-1/b) with b = {b_eff:.3g}; b "
+                   f"at most {most:.0e} keeps the tail sums within about a minute")

@@ -62,8 +62,8 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
     from rich.progress import Progress
 
     from privtools.certified import decide_le
+    from privtools.exact import ExactPMF, sum_pmf, total_variation
     from privtools.noise import DiscreteGaussian, DiscreteLaplace
-    from verification.exact import ExactPMF, sum_pmf, total_variation
     from verification.gof import g_test
     from verification.proofs import all_checks
 

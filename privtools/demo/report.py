@@ -213,7 +213,7 @@ def noise_plot(plots, path: Path) -> None:
     ----------
     plots : list of (str, ExactPMF, numpy.ndarray)
         Per mechanism: its name, the exact law of the summed shares
-        (:class:`verification.exact.ExactPMF`) and the simulated batch sums.
+        (:class:`privtools.exact.ExactPMF`) and the simulated batch sums.
     path : pathlib.Path
         The PNG file to write.
     """
@@ -378,7 +378,7 @@ def markdown(r: dict) -> str:
                   f"Final time-average pseudo-regret at $T = {horizon}$ over {reg[0]['runs']} "
                   "runs. AdaC-UCB runs at $\\rho = \\varepsilon^2/2 = 1/2$, the zCDP level "
                   "pure $\\varepsilon$-DP implies (for a comparison at equal "
-                  "$(\\varepsilon, \\delta)$ see the README).", "",
+                  "$(\\varepsilon, \\delta)$ see the documentation).", "",
                   "| policy | $\\mathrm{Reg}(T)/T$ | s.e. |", "|---|---|---|"]
         for x in reg:
             lines.append(f"| {md_text(x['policy'])} | {x['mean']:.4f} | {x['se']:.4f} |")

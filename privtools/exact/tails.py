@@ -4,6 +4,8 @@
     exact_quantile(X, p)          smallest integer t >= 0 with P(|X − c| > t) <= p (proved)
     total_noise_tail(N, t)        P(|N| > t) for a total noise N, also an n-fold NoiseSum
     exact_tau(N, p)               the analyzer's certified minimal τ (ExactTau)
+    tail_points(X, [(t, p), ...])  the tail at t and the quantile at p for each claimed
+                                  point of a bound t(p) (what a check of a bound needs)
 
 Three ways to enclose a tail, chosen by what the law states (privtools.noise):
 
@@ -32,43 +34,32 @@ import mpmath
 from flint import arb
 
 from privtools.certified import balls as _arb
-from privtools.certified.intervals import Interval, interval
-from privtools.certified.intervals import exact_rational as exact_fraction
+from privtools.certified.intervals import Interval, decide_le, interval
 from privtools.certified.rounding import add_up
 from privtools.certified.search import certified_threshold
 from privtools.errors import CertificationError, ParameterError
 from privtools.noise import IntegerDistribution, NoiseSum
-from privtools.validation import check_dps, check_int, check_positive_fraction, to_fraction
+from privtools.validation import (
+    check_dps,
+    check_int,
+    check_positive_fraction,
+    check_probability,
+)
 
 from .pmf import ExactPMF
 
-__all__ = ["exact_tail", "exact_quantile", "PMFTails", "check_tail_law", "resolve_center",
-           "total_noise_tail", "exact_tau", "ExactTau", "check_probability", "FOURIER_METHOD",
-           "CLOSED_FORM_METHOD"]
+__all__ = ["exact_tail", "exact_quantile", "total_noise_tail", "exact_tau", "ExactTau",
+           "tail_points", "TailPoint", "FOURIER_METHOD", "CLOSED_FORM_METHOD"]
 
 
-def check_probability(name: str, value) -> Fraction:
-    """Exact rational value of a probability in (0, 1): an int / Fraction / float / decimal
-    string / mpf."""
-    if isinstance(value, mpmath.mpf):
-        q = exact_fraction(value)
-        if q is None:
-            raise ParameterError(f"{name} must be finite, got {value!r}")
-    else:
-        q = to_fraction(name, value)
-    if not 0 < q < 1:
-        raise ParameterError(f"{name} must lie in (0, 1), got {value!r}")
-    return q
-
-
-def resolve_center(X, center) -> int:
+def _resolve_center(X, center) -> int:
     """The centre tails are measured from: ``center``, else the law's own (0 for a PMF)."""
     if center is None:
         return X.center if isinstance(X, IntegerDistribution) else 0
     return check_int("center", center)
 
 
-def check_tail_law(X) -> None:
+def _check_tail_law(X) -> None:
     """A law or an ExactPMF on Z (a wrapped PMF has no tails)."""
     if isinstance(X, ExactPMF):
         if X.modulus is not None:
@@ -82,7 +73,7 @@ def check_tail_law(X) -> None:
 
 
 # ============================================================================ PMF window
-class PMFTails:
+class _PMFTails:
     """All tails of an ExactPMF about ``c`` at once (suffix sums of certified balls)."""
 
     def __init__(self, P: ExactPMF, c: int, two_sided: bool):
@@ -132,14 +123,14 @@ def exact_tail(dist_or_pmf, t: int, two_sided: bool = True, dps: int = 30,
     is about ``10**-dps`` wide relative to the tail) or an :class:`ExactPMF` (``c``
     defaults to 0; the PMF's ``unaccounted`` mass widens the upper end, ``dps`` is unused).
     """
-    check_tail_law(dist_or_pmf)
+    _check_tail_law(dist_or_pmf)
     t = check_int("t", t, minimum=0)
     dps = check_dps(dps)
     if not isinstance(two_sided, bool):
         raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-    c = resolve_center(dist_or_pmf, center)
+    c = _resolve_center(dist_or_pmf, center)
     if isinstance(dist_or_pmf, ExactPMF):
-        return PMFTails(dist_or_pmf, c, two_sided).interval(t)
+        return _PMFTails(dist_or_pmf, c, two_sided).interval(t)
     return dist_or_pmf.certified_tail(t, two_sided, dps, c)
 
 
@@ -160,17 +151,64 @@ def exact_quantile(dist_or_pmf, p, two_sided: bool = True, dps: int = 30,
         if two_sided is not True or center not in (None, 0):
             raise ParameterError("the quantile of a NoiseSum is two-sided about 0")
         return exact_tau(dist_or_pmf, check_probability("p", p), dps=dps).tau
-    check_tail_law(dist_or_pmf)
+    _check_tail_law(dist_or_pmf)
     q = check_probability("p", p)
-    c = resolve_center(dist_or_pmf, center)
+    c = _resolve_center(dist_or_pmf, center)
     if isinstance(dist_or_pmf, ExactPMF):
         if not isinstance(two_sided, bool):
             raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
-        return PMFTails(dist_or_pmf, c, two_sided).quantile(q)
+        return _PMFTails(dist_or_pmf, c, two_sided).quantile(q)
     if c != dist_or_pmf.center:
         raise ParameterError(f"center={c}: quantiles of a distribution are about its own "
                              f"centre {dist_or_pmf.center}")
     return dist_or_pmf.tail_quantile(q, dps=dps, two_sided=two_sided)
+
+
+@dataclass(frozen=True)
+class TailPoint:
+    """One point of a claimed tail bound: the threshold ``t``, the probability ``p``, the
+    certified ``tail`` P(|X − c| > t) and the exact ``quantile`` at p (the smallest t' with
+    P(|X − c| > t') <= p; None when it cannot be decided or, for a distribution, when ``c``
+    is not its own centre)."""
+
+    t: int
+    p: Fraction
+    tail: Interval
+    quantile: int | None
+
+
+def tail_points(dist_or_pmf, points, two_sided: bool = True, dps: int = 30,
+                center: int | None = None) -> tuple[TailPoint, ...]:
+    """The certified tail at ``t`` and the exact quantile at ``p`` for every ``(t, p)`` of
+    ``points`` — what a check of a claimed bound ``t(p)`` needs, from one tail table of an
+    ExactPMF or from the law's own certified tails. For a distribution, a tail whose
+    interval straddles ``p`` is enclosed again at 2× and 4× ``dps`` before it is returned
+    (the verdict is the caller's: ``privtools.certified.decide_le``)."""
+    _check_tail_law(dist_or_pmf)
+    dps = check_dps(dps)
+    if not isinstance(two_sided, bool):
+        raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
+    c = _resolve_center(dist_or_pmf, center)
+    rows = [(check_int("t", t, minimum=0), check_probability("p", p)) for t, p in points]
+    out = []
+    if not rows:  # (the arguments are checked: a caller may validate before its own work)
+        return ()
+    if isinstance(dist_or_pmf, ExactPMF):
+        table = _PMFTails(dist_or_pmf, c, two_sided)
+        return tuple(TailPoint(t, p, table.interval(t), table.quantile(p)) for t, p in rows)
+    for t, p in rows:
+        for d in (dps, 2 * dps, 4 * dps):
+            tail = dist_or_pmf.certified_tail(t, two_sided, d, c)
+            if decide_le(tail, p) is not None:
+                break
+        quantile = None
+        if c == dist_or_pmf.center:
+            try:
+                quantile = dist_or_pmf.tail_quantile(p, dps=dps, two_sided=two_sided)
+            except ArithmeticError:  # undecided at this precision
+                quantile = None
+        out.append(TailPoint(t, p, tail, quantile))
+    return tuple(out)
 
 
 

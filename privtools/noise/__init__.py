@@ -15,14 +15,22 @@ discrete Gaussian, close to) the distribution.
 Each law also states the facts the exact engine (:mod:`privtools.exact`) reads: its centre,
 log-concavity, characteristic function, Chernoff bounds, closed-form tails and the ratio
 bounds of shifted pairs. A new law gets every engine by stating its facts here.
+
+Each law declares its parameters once, in ``Law.parameters`` (:class:`Parameter`: the exact
+domain, the statement that defines it, a practical limit and its reason); :data:`LAWS` lists
+the five families.
 """
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution
+from ._parameters import Domain, Parameter
 from .gaussian import DiscreteGaussian
 from .laplace import DiscreteLaplace
 from .polya import Polya, PolyaDifference
 from .skellam import Skellam
 from .sums import NoiseSum
+
+#: The five families of noise laws (000 §4–5), each with its parameter table.
+LAWS = (DiscreteLaplace, Polya, PolyaDifference, Skellam, DiscreteGaussian)
 
 __all__ = [
     "IntegerDistribution",
@@ -33,4 +41,7 @@ __all__ = [
     "Skellam",
     "DiscreteGaussian",
     "NoiseSum",
+    "Parameter",
+    "Domain",
+    "LAWS",
 ]

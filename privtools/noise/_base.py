@@ -55,6 +55,21 @@ def _as_output(k_in, out: np.ndarray):
 class IntegerDistribution:
     """Common interface; subclasses are frozen dataclasses holding exact parameters."""
 
+    #: The law's parameter table (:class:`privtools.noise.Parameter` values, constructor
+    #: arguments in the order the command line lists them): the one declaration that the
+    #: constructor's checks, the command line's limits and the test strategies read.
+    parameters: tuple = ()
+
+    @classmethod
+    def parameter(cls, name: str):
+        """The parameter ``name`` of the law's table (ParameterError naming ``name`` when the
+        law has none of that name)."""
+        for p in cls.parameters:
+            if p.name == name:
+                return p
+        raise ParameterError(f"name: {cls.__name__} has no parameter {name!r} (it has "
+                             f"{', '.join(p.name for p in cls.parameters) or 'none'})")
+
     # ----------------------------------------------------------------- to implement
     def _logpmf(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -4,7 +4,7 @@ P(X = x) = e^{-(x-μ)²/(2σ²)} / Z,  Z = Σ_{y∈Z} e^{-y²/(2σ²)}  (μ an i
 
 Theorem 4 (000) gives each of n users the share N_Z(0, g²/(nε²)); unlike Skellam the sum
 of discrete Gaussians is *not* a discrete Gaussian — Lemma 4 (000) bounds how far it is,
-and ``verification.exact.sum_pmf`` computes it exactly.
+and ``privtools.exact.sum_pmf`` computes it exactly.
 
 Numerics:
 * the normaliser Z is computed in Arb, by Poisson summation for σ² >= 1,
@@ -30,15 +30,11 @@ import numpy as np
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
-from privtools.validation import (
-    check_float_range,
-    check_location,
-    check_positive_fraction,
-    to_fraction,
-)
+from privtools.validation import check_positive_fraction, to_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
 from ._fixed import floor_sqrt as _floor_sqrt
+from ._parameters import REAL_POSITIVE, Parameter, location
 
 
 def _arb_gauss_sum_remainder(c: arb, j0: int) -> arb:
@@ -57,17 +53,26 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     sigma2: Fraction
     mu: int = field(default=0)
 
+    #: Theorem 4 (000): N_Z(0, σ²) for a real σ² > 0 (``sigma`` spells σ² as σ·σ), shifted by
+    #: an integer μ.
+    parameters = (
+        Parameter("sigma2", REAL_POSITIVE, "Theorem 4 (000): N_Z(0, σ²), σ² > 0",
+                  limit=10**10, reason="its certified ranges would take minutes to hours",
+                  reads=("x",), width_power=2),
+        location("000 App. E: N_Z(μ, σ²) for an integer μ"),
+    )
+
     def __init__(self, sigma=None, mu=0, *, sigma2=None):
         if (sigma is None) == (sigma2 is None):
             raise ParameterError("give exactly one of sigma or sigma2")
+        sigma2_p, mu_p = self.parameters
         if sigma is not None:
             s = check_positive_fraction("sigma", sigma)
-            s2 = s * s
-            check_float_range("sigma**2", s2, why="the float methods read it as a float64")
+            s2 = sigma2_p.check(s * s, name="sigma**2")
         else:
-            s2 = check_float_range("sigma2", check_positive_fraction("sigma2", sigma2))
+            s2 = sigma2_p.check(sigma2)
         object.__setattr__(self, "sigma2", s2)
-        object.__setattr__(self, "mu", check_location("mu", mu))
+        object.__setattr__(self, "mu", mu_p.check(mu))
 
     def __str__(self) -> str:
         return f"N_Z({self.mu}, {self.sigma2})"

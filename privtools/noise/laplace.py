@@ -20,9 +20,9 @@ from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
 from privtools.proven import proven
-from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
+from ._parameters import REAL_POSITIVE, Parameter
 
 # Beyond this scale a float geometric draw could exceed int64 with non-negligible odds.
 _MAX_FLOAT_SAMPLING_SCALE = 2**50
@@ -37,10 +37,16 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
     scale: Fraction
 
+    #: Fact 2 (000): Lap_Z(b) for a real scale b > 0.
+    parameters = (
+        Parameter("scale", REAL_POSITIVE, "Fact 2 (000): Lap_Z(b), scale b > 0; "
+                  "Lap_Z(Δ/ε) added to a query of sensitivity Δ is ε-DP",
+                  limit=10**15, reason="wider Lap_Z laws leave the int64 range in their far "
+                  "tails", reads=("x", "1/x"), why="the float methods work with a = 1/scale"),
+    )
+
     def __post_init__(self):
-        object.__setattr__(self, "scale", check_float_range(
-            "scale", check_positive_fraction("scale", self.scale), reciprocal=True,
-            why="the float methods work with a = 1/scale"))
+        object.__setattr__(self, "scale", self.parameters[0].check(self.scale))
 
     _width_parameters = "scale"
 

@@ -33,9 +33,9 @@ from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 from privtools.proven import proven
-from privtools.validation import check_float_range, check_positive_fraction
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
+from ._parameters import OPEN_UNIT, REAL_POSITIVE, Parameter
 
 # Longest float tail sum (terms) before a law counts as too wide for the float path (as in
 # ``_base._log_upper_tail_sum``).
@@ -76,18 +76,36 @@ def _arb_prec() -> int:
     return int(flint.ctx.prec)
 
 
+#: β = e^{-1/b}: Pólya's beta and scale are two spellings of one number.
+_BETA_SCALE = "beta = exp(-1/scale)"
+#: Definition 4 (000): Pólya(r, β) for a real r > 0 (Fact 1 takes r = 1/n).
+_R = Parameter("r", REAL_POSITIVE, "Definition 4 (000): Pólya(r, β), r > 0; Fact 1 takes "
+               "r = 1/n", limit=10**6, reason="its tail searches would take minutes to hours",
+               reads=("x",))
+#: Definition 4 (000): 0 < β < 1; limited through its scale b = −1/log β.
+_BETA = Parameter("beta", OPEN_UNIT, "Definition 4 (000): Pólya(r, β), 0 < β < 1",
+                  reads=("x", "1-x"), choice=_BETA_SCALE)
+
+
+def _polya_scale(limit: int) -> Parameter:
+    """The scale b of β = e^{-1/b} (Theorems 1 and 5 (000): b = g/ε), at most ``limit``."""
+    return Parameter("scale", REAL_POSITIVE, "Theorems 1 and 5 (000): β = e^{-ε/g}, i.e. "
+                     "scale b = g/ε > 0", limit=limit, reason="the tail sums would take "
+                     "minutes to hours", reads=("x", "1/x"),
+                     why="the float methods read 1/scale", choice=_BETA_SCALE)
+
+
 def _init_polya_params(obj, r, beta, scale) -> None:
-    r = check_float_range("r", check_positive_fraction("r", r))
+    r_p, scale_p, beta_p = obj.parameters
+    r = r_p.check(r)
     if (beta is None) == (scale is None):
         raise ParameterError("give exactly one of beta (0 < beta < 1) or scale "
                              "(beta = exp(-1/scale))")
     if scale is not None:
-        scale = check_float_range("scale", check_positive_fraction("scale", scale),
-                                  reciprocal=True, why="the float methods read 1/scale")
+        scale = scale_p.check(scale)
         beta_value = math.exp(-float(1 / scale))
     else:
-        beta_value = check_float_range("beta", check_positive_fraction("beta", beta, upper=1))
-        check_float_range("1 - beta", 1 - beta_value, why="the float methods read it")
+        beta_value = beta_p.check(beta)
     object.__setattr__(obj, "r", r)
     object.__setattr__(obj, "beta", beta_value)
     object.__setattr__(obj, "scale", scale)
@@ -174,6 +192,9 @@ class Polya(_PolyaParams, IntegerDistribution):
     scale: Fraction | None = field(default=None)
 
     support_lower = 0  # (support N: every shifted pair has D_α = +∞)
+
+    #: Definition 4 (000): r > 0 and β (or its scale b, β = e^{-1/b}).
+    parameters = (_R, _polya_scale(10**15), _BETA)
 
     def __init__(self, r, beta=None, *, scale=None):
         _init_polya_params(self, r, beta, scale)
@@ -302,6 +323,10 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
     r: Fraction
     beta: Fraction | float
     scale: Fraction | None = field(default=None)
+
+    #: Fact 1 (000): r = 1/n and β = e^{-1/b} (or its scale b); the float tail sums of the
+    #: difference take about 48·b terms, hence a lower limit on b than Pólya's.
+    parameters = (_R, _polya_scale(10**4), _BETA)
 
     def __init__(self, r, beta=None, *, scale=None):
         _init_polya_params(self, r, beta, scale)

@@ -28,9 +28,9 @@ from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import ParameterError
 from privtools.proven import proven
-from privtools.validation import check_float_range, check_location, check_positive_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
+from ._parameters import REAL_POSITIVE, Parameter, location
 
 _MAX_FLOAT_SAMPLING_VAR = 2**60
 # Orders from which the Debye expansion (4 terms) beats scipy's ive (measured against Arb:
@@ -75,10 +75,18 @@ class Skellam(SymmetricIntegerDistribution):
     variance: Fraction
     mu: int = 0
 
+    #: Theorem 2 (000): Sk(0, σ²) for a real variance σ² > 0, shifted by an integer μ.
+    parameters = (
+        Parameter("var", REAL_POSITIVE, "Theorem 2 (000): Sk(0, σ²), variance σ² > 0",
+                  limit=10**10, reason="its certified ranges would take minutes to hours",
+                  reads=("x",), width_power=2),
+        location("000 §5: Sk(μ, σ²) = μ + Sk(0, σ²) for an integer μ"),
+    )
+
     def __init__(self, var, mu=0):
-        object.__setattr__(self, "variance", check_float_range(
-            "var", check_positive_fraction("var", var)))
-        object.__setattr__(self, "mu", check_location("mu", mu))
+        var_p, mu_p = self.parameters
+        object.__setattr__(self, "variance", var_p.check(var))
+        object.__setattr__(self, "mu", mu_p.check(mu))
 
     def __str__(self) -> str:
         return f"Sk({self.mu}, {self.variance})"

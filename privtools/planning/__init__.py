@@ -5,7 +5,7 @@
     plan(privacy=..., epsilon=..., n=..., horizon=...)     a frozen Plan, τ bound or exact
     with_parameters(plan, g=, tau=, m=)                    your own g, τ, m in a plan
     fewest_bits(privacy, epsilon, delta, n, horizon)        the fewest bits per user a certified
-                                                           plan needs (docs/bits.md)
+                                                           plan needs (docs/tables/bits.md)
     plan(..., delta=, participations=k, pool=U)           calibrated so the certified (ε, δ)
                                                            (PldAccountant) meets the target —
                                                            per batch, or over the run
@@ -14,13 +14,14 @@
     DEPLOYMENTS, deployment(name)                          paper 000's six deployments as data
                                                            (every per-deployment fact, once)
 
-``exact_tau``, ``total_noise_tail``, ``ExactTau`` (the certified tail engine, in
-:mod:`privtools.exact.tails`) and ``NoiseSum`` (:mod:`privtools.noise`) are re-exported here
-for the planner's callers.
+The certified tail engine (``exact_tau``, ``total_noise_tail``, ``ExactTau``) is
+:mod:`privtools.exact`'s and ``NoiseSum`` is :mod:`privtools.noise`'s: import them from there
+(each name has one import path; the planner's earlier re-exports still resolve).
 """
 
-from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail
-from privtools.noise import NoiseSum
+# earlier import paths of names whose home is privtools.exact / privtools.noise (not in __all__)
+from privtools.exact.tails import ExactTau, exact_tau, total_noise_tail  # noqa: F401
+from privtools.noise import NoiseSum  # noqa: F401
 
 from .bits import FewestBits, fewest_bits
 from .deployments import (
@@ -41,7 +42,7 @@ from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params, view_p
 
 __all__ = [
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
-    "with_parameters", "NoiseSum", "ExactTau", "exact_tau", "total_noise_tail", "SUPPORTED",
+    "with_parameters", "SUPPORTED",
     "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",
     "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits", "guarantee",
     "plan_certificate", "show_up", "Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment",

@@ -133,25 +133,30 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
         if c is None:
             raise ParameterError(f"c (the constant of Lemma 5) is required for theorem {theorem}")
         cf = check_positive_fraction("c", c)
-    ev, g, noise, share = _calibrated(dep, eps, n, sf)
+    ev, g = _precision(dep, eps, n, sf)
     with mpmath.workdps(60):
         log2p = mpmath.log(2 / (mpmath.mpf(pf.numerator) / pf.denominator))
         evm = mpmath.mpf(ev.numerator) / ev.denominator
         cm = None if cf is None else mpmath.mpf(cf.numerator) / cf.denominator
         tau = _tau(dep.tau(g, evm, n, log2p, cm), eps, n, pf, g, cf)
+    noise, share = _laws(dep, g, ev, n)   # after τ: an ε beyond the range is named first
     m = n * g + 2 * tau + 1
     return TheoremParams(theorem, eps, n, pf, sf if dep.scaled else None, g, tau, m, share,
                          noise)
 
 
-def _calibrated(dep: Deployment, eps: Fraction, n: int, s: Fraction):
-    """(ε of the view, g, the calibrated law, one user's share) of a deployment."""
+def _precision(dep: Deployment, eps: Fraction, n: int, s: Fraction) -> tuple[Fraction, int]:
+    """(ε of the view, the precision g) of a deployment."""
     ev = eps * dep.view_fraction          # ε' = ε/2 of Theorem 3, else ε
     scale = s if dep.scaled else 1
-    g = ceil_sqrt(scale * scale * ev * ev * n)
+    return ev, ceil_sqrt(scale * scale * ev * ev * n)
+
+
+def _laws(dep: Deployment, g: int, ev: Fraction, n: int):
+    """(the calibrated law, one user's share) of a deployment at precision g."""
     noise = dep.law(g, ev)
     share = noise.shares(n) if dep.site == "shares" else noise if dep.site == "user" else None
-    return ev, g, noise, share
+    return noise, share
 
 
 def view_params(theorem: int, epsilon, n: int, p, s=1) -> TheoremParams:
@@ -163,5 +168,7 @@ def view_params(theorem: int, epsilon, n: int, p, s=1) -> TheoremParams:
         return theorem_params(theorem, epsilon, n, p, s=s)
     eps = check_positive_fraction("epsilon", epsilon)
     pf = check_positive_fraction("p", p, upper=1)
-    _, g, noise, share = _calibrated(dep, eps, check_int("n", n, minimum=1), Fraction(1))
+    n = check_int("n", n, minimum=1)
+    ev, g = _precision(dep, eps, n, Fraction(1))
+    noise, share = _laws(dep, g, ev, n)
     return TheoremParams(theorem, eps, n, pf, None, g, 0, 0, share, noise)

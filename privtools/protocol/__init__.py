@@ -21,7 +21,7 @@ A plan is any object with ``n, g, tau, m, share, central_noise, trust`` (and opt
 ``secure``), e.g. :func:`privtools.planning.plan`.
 """
 
-from privtools.errors import ProtocolError
+from privtools.errors import ProtocolError  # noqa: F401 - earlier import path (home: privtools.errors)
 
 from .analyzer import (
     add_central_noise,
@@ -70,5 +70,4 @@ __all__ = [
     "MaskedSecAgg",
     "ShuffleSecAgg",
     "SecureOutput",
-    "ProtocolError",
 ]

@@ -47,7 +47,7 @@ from privtools.errors import ParameterError, require
 from privtools.usercode import describe_function, user_call
 
 __all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAssertionError",
-           "MinimalCounterexample", "ExactResult", "NoisyQuery", "strategies", "adapters",
+           "ExactResult", "NoisyQuery", "strategies", "adapters",
            "DEFAULT_SEED", "DEFAULT_ALPHA", "DEFAULT_MAX_SAMPLES"]
 
 DEFAULT_SEED = 20260101
@@ -154,7 +154,7 @@ class ExactResult:
 
 def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
     from privtools.certified import decide_le, ends, interval, rounding
-    from verification import divergence as dv
+    from privtools.exact import divergence as dv
 
     quantity = "epsilon" if delta == 0 else "delta"
     if isinstance(mechanism, NoisyQuery):

@@ -14,20 +14,24 @@ the same code paths a deployment does. ::
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 
 from privtools.errors import require
+from privtools.neighbours import ADD_REMOVE, REPLACE_ONE, rebuild, records
 
 require("hypothesis", "testing", "privtools.testing.strategies")
 from hypothesis import strategies as st  # noqa: E402
 
-__all__ = ["epsilons", "batch_sizes", "probabilities", "scales", "noise_laws", "plans",
+__all__ = ["epsilons", "batch_sizes", "probabilities", "scales", "noise_laws", "law_arguments",
+           "parameter_values", "plans",
            "rewards", "neighbouring_rewards", "neighbouring_pairs", "replace_one",
-           "add_remove_one", "bounded_change", "dataframe_rows", "NEIGHBOURS"]
+           "add_remove", "add_remove_one", "bounded_change", "dataframe_rows", "NEIGHBOURS"]
 
-NEIGHBOURS = ("replace-one", "add-remove", "linf", "l1")
+#: the relations these strategies draw pairs of (privtools.neighbours declares them)
+NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE, "linf", "l1")
 
 
 def epsilons(min_value=Fraction(1, 100), max_value=Fraction(2)) -> st.SearchStrategy[Fraction]:
@@ -52,14 +56,56 @@ def scales() -> st.SearchStrategy[Fraction]:
     return st.sampled_from([Fraction(1), Fraction(2), Fraction(10), Fraction(100)])
 
 
-def noise_laws(max_scale: int = 200) -> st.SearchStrategy:
-    """Noise laws of paper 000 with exact parameters: Lap_Z(b), Sk(0, σ²), N_Z(0, σ²)."""
-    from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+def law_arguments(law, max_scale: int = 200) -> st.SearchStrategy[dict]:
+    """Constructor arguments of ``law`` (a class of :data:`privtools.noise.LAWS`), drawn from
+    its parameter table (``law.parameters``): each parameter from its exact domain — reals as
+    fractions of denominator at most 16, integers as integers — up to its limit and to
+    ``max_scale ** width_power`` (scales up to ``max_scale``, variances up to its square);
+    of alternatives (Pólya's ``beta`` or ``scale``) exactly one; an optional parameter (a
+    location) given or left at its default."""
+    groups: dict[str, list] = {}
+    for p in law.parameters:
+        if p.choice is not None:
+            groups.setdefault(p.choice, []).append(p)
 
-    scale = st.integers(1, 4 * max_scale).map(lambda k: Fraction(k, 4))
-    return st.one_of(scale.map(DiscreteLaplace),
-                     scale.map(lambda v: Skellam(v * v)),
-                     scale.map(lambda v: DiscreteGaussian(sigma2=v * v)))
+    @st.composite
+    def _arguments(draw):
+        out = {}
+        chosen = {c: draw(st.sampled_from(g)).name for c, g in groups.items()}
+        for p in law.parameters:
+            if p.choice is not None and chosen[p.choice] != p.name:
+                continue
+            if p.default is not None and not draw(st.booleans()):
+                continue
+            out[p.name] = draw(parameter_values(p, max_scale))
+        return out
+
+    return _arguments()
+
+
+def parameter_values(p, max_scale: int = 200) -> st.SearchStrategy:
+    """Exact values of the :class:`privtools.noise.Parameter` ``p`` inside its domain, at
+    most its limit and ``max_scale ** p.width_power`` in magnitude."""
+    d = p.domain
+    cap = Fraction(max_scale) ** p.width_power
+    for bound in (d.high, p.limit, p.bound):
+        if bound is not None:
+            cap = min(cap, Fraction(bound))
+    lo = -cap if d.low is None else max(Fraction(d.low), -cap)
+    if d.integer:
+        return st.integers(int(math.ceil(lo)), int(math.floor(cap))).filter(d.contains)
+    return st.fractions(lo, cap, max_denominator=16).filter(
+        lambda x: d.contains(x) and p.within_limit(x))
+
+
+def noise_laws(max_scale: int = 200) -> st.SearchStrategy:
+    """Noise laws of paper 000 with exact parameters, every family of
+    :data:`privtools.noise.LAWS` — Lap_Z(b), Pólya(r, β), its difference, Sk(μ, σ²) and
+    N_Z(μ, σ²) — with arguments drawn from their parameter tables (:func:`law_arguments`)."""
+    from privtools.noise import LAWS
+
+    return st.one_of(*(law_arguments(law, max_scale).map(lambda kw, law=law: law(**kw))
+                       for law in LAWS))
 
 
 def plans(privacy=("pure-dp", "rdp", "cdp"), max_exponent: int = 10) -> st.SearchStrategy:
@@ -112,16 +158,12 @@ def _as_strategy(datasets) -> st.SearchStrategy:
 
 
 def _records(d) -> list:
-    if hasattr(d, "iloc"):
-        raise TypeError("use dataframe_rows for pandas DataFrames")
-    return list(d.tolist() if isinstance(d, np.ndarray) else d)
+    return records(d)
 
 
 def _like(d, recs: list):
-    """``recs`` in the container type of ``d`` (list, tuple or numpy array)."""
-    if isinstance(d, np.ndarray):
-        return np.asarray(recs, dtype=d.dtype)
-    return tuple(recs) if isinstance(d, tuple) else list(recs)
+    """``recs`` in the container type of ``d`` (:func:`privtools.neighbours.rebuild`)."""
+    return rebuild(d, recs)
 
 
 def _one_record(draw, datasets) -> tuple:
@@ -159,9 +201,10 @@ def replace_one(datasets, records=None) -> st.SearchStrategy[tuple]:
     return _pair()
 
 
-def add_remove_one(datasets) -> st.SearchStrategy[tuple]:
+def add_remove(datasets) -> st.SearchStrategy[tuple]:
     """Pairs (d, d′) where d′ is d without one of its records (unbounded DP's neighbours;
-    the relation is symmetric, so adding a record is the same pair read backwards)."""
+    the relation is symmetric, so adding a record is the same pair read backwards).
+    ``add_remove_one`` is the same strategy under its earlier name."""
     datasets = _as_strategy(datasets)
 
     @st.composite
@@ -172,10 +215,15 @@ def add_remove_one(datasets) -> st.SearchStrategy[tuple]:
     return _pair()
 
 
+add_remove_one = add_remove
+
+
 def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
     """Pairs (v, v′) of query-answer vectors with ‖v − v′‖∞ ≤ ``linf`` and/or
     ‖v − v′‖₁ ≤ ``l1`` (a sensitivity bound), v ≠ v′. Integer vectors move by integers.
-    Give at least one bound; both must be positive."""
+    Give at least one bound; both must be positive. A 2-D array is a vector of records
+    (rows): every entry moves, and the norms are over all entries, as
+    :func:`privtools.neighbours.distance` measures them."""
     from privtools.errors import ParameterError
 
     if linf is None and l1 is None:
@@ -193,25 +241,38 @@ def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
         v = draw(vectors)
         recs = _records(v)
         assume(len(recs) > 0)
-        integer = all(isinstance(x, (int, np.integer)) for x in recs)
-        step = (st.integers(-int(bound), int(bound)) if integer else
-                st.floats(-float(bound), float(bound), allow_nan=False))
-        move = [draw(step) for _ in recs]
+        flat = [x for r in recs for x in (r if isinstance(r, tuple) else (r,))]
+        integer = all(isinstance(x, (int, np.integer)) for x in flat)
+        moving = range(len(flat))
+        lim = bound
+        if l1 is not None:  # move a few entries, each by at most l1 / (how many): ‖·‖₁ <= l1
+            most = min(len(flat), max(1, int(l1))) if integer else len(flat)
+            moving = draw(st.lists(st.integers(0, len(flat) - 1), min_size=1, max_size=most,
+                                   unique=True))
+            lim = min(bound, Fraction(l1) / len(moving))
+        step = (st.integers(-int(lim), int(lim)) if integer else
+                st.floats(-float(lim), float(lim), allow_nan=False))
+        move = [0] * len(flat)
+        for i in moving:
+            move[i] = draw(step)
         if l1 is not None:
-            total = sum(abs(x) for x in move)
-            assume(total <= l1)
+            assume(sum(abs(x) for x in move) <= l1)  # float rounding at the bound
         assume(any(x != 0 for x in move))
-        return v, _like(v, [a + b for a, b in zip(recs, move)])
+        moved = iter([a + b for a, b in zip(flat, move)])
+        out = [tuple(next(moved) for _ in r) if isinstance(r, tuple) else next(moved)
+               for r in recs]
+        return v, _like(v, out)
 
     return _pair()
 
 
 def dataframe_rows(frames, neighbours: str = "replace-one") -> st.SearchStrategy[tuple]:
-    """Pairs of pandas DataFrames one row apart: ``"replace-one"`` swaps one row for a row
+    """Pairs of pandas DataFrames one row apart (the records of a frame are its rows):
+    ``"replace-one"`` swaps one row for a row
     of another frame of ``frames``, ``"add-remove"`` drops one row (index reset)."""
     from privtools.errors import ParameterError
 
-    if neighbours not in ("replace-one", "add-remove"):
+    if neighbours not in (REPLACE_ONE, ADD_REMOVE):
         raise ParameterError(f"neighbours must be 'replace-one' or 'add-remove' for "
                              f"DataFrames, got {neighbours!r}")
     frames = _as_strategy(frames)
@@ -224,7 +285,7 @@ def dataframe_rows(frames, neighbours: str = "replace-one") -> st.SearchStrategy
         df = draw(frames)
         assume(len(df) > 0)
         i = draw(st.integers(0, len(df) - 1))
-        if neighbours == "add-remove":
+        if neighbours == ADD_REMOVE:
             return df, df.drop(df.index[i]).reset_index(drop=True)
         donor = draw(frames)
         assume(len(donor) > 0)
@@ -244,10 +305,10 @@ def neighbouring_pairs(datasets, neighbours="replace-one", **bounds) -> st.Searc
 
     if isinstance(neighbours, st.SearchStrategy):
         return neighbours
-    if neighbours == "replace-one":
+    if neighbours == REPLACE_ONE:
         return replace_one(datasets, **bounds)
-    if neighbours == "add-remove":
-        return add_remove_one(datasets)
+    if neighbours == ADD_REMOVE:
+        return add_remove(datasets)
     if neighbours in ("linf", "l1"):
         return bounded_change(datasets, **{neighbours: bounds.get("bound", 1)})
     raise ParameterError(f"neighbours must be one of {NEIGHBOURS} or a strategy of pairs, "

@@ -1,7 +1,7 @@
 """Does a sampler follow its law? A black-box goodness-of-fit audit.
 
 ``sampler(size, rng)`` claims to draw from ``reference``: a privtools distribution, a
-certified :class:`~verification.exact.ExactPMF`, a frozen ``scipy.stats`` distribution
+certified :class:`~privtools.exact.ExactPMF`, a frozen ``scipy.stats`` distribution
 (discrete, or continuous for a float sampler) or a ``{value: probability}`` table.
 
 * Integer laws (privtools laws, ExactPMFs, discrete scipy laws, integer tables): three
@@ -221,7 +221,7 @@ class _Law:
     """Float reader of an integer reference: cdf/sf/pmf, centre and moments."""
 
     def __init__(self, reference):
-        from ..exact import ExactPMF
+        from privtools.exact import ExactPMF
 
         if isinstance(reference, IntegerDistribution):
             self.dist = reference
@@ -342,7 +342,7 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     """Test the claim that ``sampler(size, rng)`` draws i.i.d. from ``reference``.
 
     ``reference``: a privtools distribution (e.g. ``Skellam(100)``), an
-    :class:`~verification.exact.ExactPMF` (e.g. ``exact.sum_pmf(share, n)``), a frozen
+    :class:`~privtools.exact.ExactPMF` (e.g. ``exact.sum_pmf(share, n)``), a frozen
     ``scipy.stats`` distribution (``scipy.stats.geom(0.3)``; a continuous one such as
     ``scipy.stats.laplace(scale=2)`` for a float sampler) or a ``{value: probability}``
     table. The combined p-value is the Bonferroni minimum over the tests that ran

@@ -145,7 +145,7 @@ from .svt import (
 )
 
 __all__ = ["ZooMechanism", "ZOO", "dpsniper_suite", "statdp_suite", "float_suite", "get",
-           "query_patterns", "RELATIONS", "STATDP_EPSILONS"]
+           "RELATIONS", "STATDP_EPSILONS"]
 
 RELATIONS = PATTERN_RELATIONS
 STATDP_EPSILONS = (0.2, 0.7, 1.5)

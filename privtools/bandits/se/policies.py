@@ -216,7 +216,7 @@ class PolicySpec:
     @property
     def deployment(self) -> Deployment | None:
         """The deployment of paper 000 the policy runs (with its ``secure``), or None for a
-        :data:`BASELINES` policy."""
+        ``BASELINES`` policy."""
         return by_policy(self.name, self.secure)
 
     @property

@@ -41,7 +41,7 @@ the privacy noise N/g (N the integer total noise of the plan, decoded exactly wh
 
 ``widths="exact"`` (:func:`exact_width`): the noise part is the certified smallest τ_b
 with P(|N| > τ_b) <= p/(2|Φ(b)|b²) for the plan's exact total-noise law
-(:func:`privtools.planning.exact_tau`), divided by g·l(b); the rounding part is
+(:func:`privtools.exact.exact_tau`), divided by g·l(b); the rounding part is
 Hoeffding's bound for Σ_i (x̂_i − g x_i)/g, a sum of l independent zero-mean terms, each
 in an interval of length 1/g: P(|·| > t) <= 2e^{−2t²g²/l}, i.e.
 t = √(l log(4|Φ|b²/p)/2)/g, divided by l. Each of the three terms fails with probability
@@ -111,14 +111,14 @@ def paper_width(name: str, epsilon: float | None, n: int, arms: int, b: int, p: 
 
 @lru_cache(maxsize=4096)
 def _exact_tau_cached(law, level: Fraction) -> int:
-    from ...planning import exact_tau
+    from ...exact import exact_tau
 
     return exact_tau(law, level).tau
 
 
 def exact_noise_quantile(law, level) -> int:
     """Certified smallest integer τ with P(|law| > τ) <= ``level`` (cached per law and
-    level; ``law`` a total-noise law of a plan, see :func:`privtools.planning.exact_tau`)."""
+    level; ``law`` a total-noise law of a plan, see :func:`privtools.exact.exact_tau`)."""
     return _exact_tau_cached(law, Fraction(level))
 
 

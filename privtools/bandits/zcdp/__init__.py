@@ -36,3 +36,13 @@ from ..envs.linear import (  # noqa: E402,F401
 )
 from .oful import OfulSpec, oful_policy, simulate_oful  # noqa: E402,F401
 # isort: on
+
+# the linear environments' home is privtools.bandits.envs and LinearPrivacyReport is the one
+# PrivacyReport under an earlier name: importable here, not exported twice
+__all__ = [
+    "ZCDP_NON_PRIVATE", "ZCDP_POLICIES", "PrivacyReport", "Release", "RhoCalibration",
+    "UcbResult", "ZcdpSpec", "calibrate_rho", "discrete_release", "discrete_sigma2",
+    "episode_statistic", "gaussian_release", "gaussian_sigma2", "privacy_report", "quantize",
+    "simulate_ucb", "zcdp_policy", "GopeSpec", "g_optimal_design", "gope_policy",
+    "simulate_gope", "linear_privacy_report", "OfulSpec", "oful_policy", "simulate_oful",
+]

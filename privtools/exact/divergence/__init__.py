@@ -33,7 +33,7 @@ hockey-stick divergence: ``D(wrap(P)‖wrap(Q)) <= D(P‖Q)``. The certified int
 
 What the unaccounted mass does to the bounds
 --------------------------------------------
-An :class:`~verification.exact.ExactPMF` is ``P = A + R``: A(k) in the Arb balls, R >= 0
+An :class:`~privtools.exact.ExactPMF` is ``P = A + R``: A(k) in the Arb balls, R >= 0
 unknown with total mass ``u_P`` (for PMFs on Z outside the tabulated range, for wrapped
 PMFs anywhere in Z_m). ``u_P`` is tightened to ``min(u_P, 1 − Σ A)`` (the total mass is 1).
 
