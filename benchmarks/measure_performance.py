@@ -236,7 +236,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("test-suite", "the test suite (Quickstart)",
               ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider"),
               ("python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               "tests/test_validation.py"),
+               "tests/privtools/test_validation.py"),
               "pytest", _pytest),
     Benchmark("sampling", "default share sampling (writes sampling.md)",
               _py("bench_sampling.py", "--markdown", "{out}/sampling.md", "--json"),

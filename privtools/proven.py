@@ -10,7 +10,7 @@ time. Here a function whose correctness rests on a closed form proved by sympy i
 The decorator only sets ``__proofs__`` (the proof names, in the order given) on the function
 and records it in a registry (:func:`links`); it returns the same function object, so
 behaviour and signature are untouched. Deployment code never imports the judge, so the names
-are plain strings: ``tests/test_proof_links.py`` resolves each one to a proof of
+are plain strings: ``tests/verification/test_proof_links.py`` resolves each one to a proof of
 ``verification.proofs``, runs it, and checks that no proof is left without a link.
 """
 

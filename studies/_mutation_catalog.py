@@ -10,7 +10,7 @@ import collections
 from pathlib import Path
 
 # Run after every other selected test (see ``Selector._ordered``).
-LAST_FILES = ("tests/test_mutation_kills.py",)
+LAST_FILES = ("tests/privtools/noise/test_mutation_kills.py",)
 
 # ------------------------------------------------------------------------ operator set
 # (from, to) pairs of cosmic-ray's binary-operator replacement that are kept.

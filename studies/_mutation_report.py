@@ -144,9 +144,9 @@ def write_markdown(path: Path, rep: dict) -> None:
                          f"{_md_code(sv['original'])} → {_md_code(sv['mutated'])} | {conf} | "
                          f"{why} |")
     new = [m for m in rep["mutants"] if m["first_failure"].startswith(
-        "tests/test_mutation_kills.py")]
+        "tests/privtools/noise/test_mutation_kills.py")]
     if new:
-        lines += ["", "## Killed only by tests/test_mutation_kills.py", "",
+        lines += ["", "## Killed only by tests/privtools/noise/test_mutation_kills.py", "",
                   "Its tests run after every other selected test, so no other test of the "
                   "mutant's selection kills these.", "",
                   "| where | operator | original → mutated | test |", "|---|---|---|---|"]

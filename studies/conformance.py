@@ -32,7 +32,7 @@ seeded (numpy, diffprivlib), not where it uses its own randomness (OpenDP, pytho
 
 Usage::
 
-    python studies/conformance.py                  # full grid -> docs/conformance.md
+    python studies/conformance.py                  # full grid -> docs/tables/conformance.md
     python studies/conformance.py --quick          # reduced grid, about a minute
     python studies/conformance.py --only diffprivlib.Laplace --json out.json
     python studies/conformance.py --only 'opendp.gaussian_float/privacy/*'
@@ -89,7 +89,7 @@ from privtools.validation import check_int  # noqa: E402
 from verification.audit import audit_mechanism, audit_sampler  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_MARKDOWN = "docs/conformance.md"
+DEFAULT_MARKDOWN = "docs/tables/conformance.md"
 FAMILY_ALPHA = 0.01                     # chance of any false alarm in the whole table
 BIG = 2**20                             # the large-magnitude pair: 2^20 and 2^20 + 1
 

@@ -1,7 +1,7 @@
 """Mutation study of the test suite over ``privtools.noise`` and ``privtools.protocol``.
 
     python studies/mutation_study.py [--modules PATH ...] [--tests PATH ...]
-        [--sample N --seed S] [--workers W] [--markdown docs/mutation.md] [--json FILE]
+        [--sample N --seed S] [--workers W] [--markdown docs/tables/mutation.md] [--json FILE]
 
 Built on cosmic-ray (``pip install -e ".[mutation]"``). The live tree is never mutated: the
 repository (without ``.venv``/``.git``/caches) is copied to a temporary directory and every
@@ -79,21 +79,21 @@ from _mutation_runner import (
 
 DEFAULT_MODULES = ("privtools/noise", "privtools/protocol")
 DEFAULT_TESTS = (
-    "tests/test_noise_exact.py",
-    "tests/test_noise_float.py",
-    "tests/test_noise_sampling.py",
-    "tests/test_exact_sampling.py",
-    "tests/test_fixed_sampling.py",
-    "tests/test_law_contract.py",
-    "tests/test_tails.py",
-    "tests/test_exact_sum.py",
-    "tests/test_divergence.py",
-    "tests/test_gaussian_sum_divergence.py",
-    "tests/test_plan.py",
-    "tests/test_validation.py",
-    "tests/test_protocol.py",
-    "tests/test_secure.py",
-    "tests/test_mutation_kills.py",
+    "tests/privtools/noise/test_noise_exact.py",
+    "tests/privtools/noise/test_noise_float.py",
+    "tests/privtools/noise/test_noise_sampling.py",
+    "tests/privtools/noise/test_exact_sampling.py",
+    "tests/privtools/noise/test_fixed_sampling.py",
+    "tests/privtools/noise/test_law_contract.py",
+    "tests/verification/test_tails.py",
+    "tests/privtools/exact/test_exact_sum.py",
+    "tests/privtools/exact/test_divergence.py",
+    "tests/privtools/exact/test_gaussian_sum_divergence.py",
+    "tests/privtools/planning/test_plan.py",
+    "tests/privtools/test_validation.py",
+    "tests/privtools/protocol/test_protocol.py",
+    "tests/privtools/protocol/test_secure.py",
+    "tests/privtools/noise/test_mutation_kills.py",
 )
 
 # ------------------------------------------------------------------------------- main

@@ -306,27 +306,30 @@ def performance(reg: Registry) -> None:
         return max(found, key=float)
 
     def rdp_tolerances():
-        body = test_body("tests/test_accounting.py",
+        body = test_body("tests/privtools/accounting/test_accounting.py",
                          "test_gaussian_rdp_and_conversion_match_dp_accounting",
                          "test_laplace_rdp_matches_dp_accounting")
         if "order == o_ref" not in body:
-            raise FigureError("tests/test_accounting.py no longer compares the best order")
+            raise FigureError("tests/privtools/accounting/test_accounting.py no longer compares "
+                              "the best order")
         return dict(rdp=largest(body, r"rtol=([\d.e-]+)"), eps=largest(body, r"rel=([\d.e-]+)"))
 
     reg.add("compare.rdp-tolerance", COMPUTED,
             ("rdp", "eps"),
-            "the largest rtol / rel the dp_accounting tests of tests/test_accounting.py assert",
+            "the largest rtol / rel the dp_accounting tests of "
+            "tests/privtools/accounting/test_accounting.py assert",
             rdp_tolerances)
 
     def pld_tolerances():
-        body = test_body("tests/test_divergence.py",
+        body = test_body("tests/privtools/exact/test_divergence.py",
                          "test_hockey_stick_agrees_with_dp_accounting_pld")
         return dict(h=largest(body, r"h, slack = ([\d.e-]+),"),
                     gap=largest(body, r"< ([\d.e-]+) \* max\(theirs"))
 
     reg.add("compare.pld-tolerance", COMPUTED,
             ("h", "gap"),
-            "the discretisation and the relative gap tests/test_divergence.py asserts",
+            "the discretisation and the relative gap "
+            "tests/privtools/exact/test_divergence.py asserts",
             pld_tolerances)
 
     pld = "docs/tables/pld_benchmark.md"

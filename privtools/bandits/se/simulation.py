@@ -59,6 +59,7 @@ from ...protocol import (
     run_batch,
     run_batches,
 )
+from ...protocol.randomizer import add_mod
 from ..envs.finite import Environment
 from ..runs import check_run
 from .policies import PolicySpec
@@ -222,7 +223,7 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
         law = plan.central_noise if plan.trust == "central" else plan.total_noise
         S = _row_sums(env, arms, n, gen, lambda x: encode(x, P.g, gen).sum(axis=1), np.int64)
         N = np.asarray(law.sample(A, gen), dtype=np.int64)
-        y = np.mod(S + N, P.m)  # |S + N| << 2**63 for every plan with m < 2**62
+        y = add_mod(S, N, P.m)  # Σx̂ in Z_m plus the total noise, reduced (protocol._zm)
         z = decode_many(y, plan)
         return z / P.g, N
     if spec.secure != "ideal":
