@@ -20,46 +20,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from docutils import nodes
+from public_modules import PUBLIC_MODULES  # the one list, readable without Sphinx
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
-
-#: The modules outside code imports; each has an API page of its own.
-PUBLIC_MODULES = (
-    "privtools",
-    "privtools.certified",
-    "privtools.noise",
-    "privtools.exact",
-    "privtools.planning",
-    "privtools.accounting",
-    "privtools.protocol",
-    "privtools.bandits",
-    "privtools.bandits.envs",
-    "privtools.bandits.se",
-    "privtools.bandits.zcdp",
-    "privtools.bandits.experiments",
-    "privtools.testing",
-    "privtools.testing.strategies",
-    "privtools.testing.adapters",
-    "privtools.randomness",
-    "privtools.validation",
-    "privtools.limits",
-    "privtools.neighbours",
-    "privtools.errors",
-    "privtools.demo",
-    "verification",
-    "verification.audit",
-    "verification.zoo",
-    "verification.bugs",
-    "verification.claims",
-    "verification.gof",
-    "verification.mechanisms",
-    "verification.plan_check",
-    "verification.proofs",
-    "verification.tails",
-    "verification.timing",
-    "verification.verdicts",
-)
 
 
 def _documented(obj) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
-import privtools_docs as docs  # noqa: E402
+import public_modules as docs  # noqa: E402
 
 _VALUES = (int, float, str, tuple, dict, frozenset, bytes, type(None))
 
