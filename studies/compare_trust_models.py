@@ -137,14 +137,14 @@ def _invert(f, target: float, lo: float, hi: float, steps: int = 30) -> float:
 
 def calibrate(eps: float, horizon: int, accountant: str = "pld") -> dict:
     if accountant == "pld":
-        return {"dist-dp-se": eps, "cdp-se": eps,
+        return {"dist-dp-se": eps, "central-dp-se": eps,
                 "dist-rdp-se": pld_calibrate("rdp", eps, horizon),
                 "dist-cdp-se": pld_calibrate("cdp", eps, horizon),
                 "adac-ucb": pld_rho(eps)}
     rho = _invert(lambda r: zcdp_to_dp(r, DELTA).epsilon, eps, 1e-6, 100.0)
     return {
         "dist-dp-se": eps,
-        "cdp-se": eps,
+        "central-dp-se": eps,
         "dist-rdp-se": _invert(lambda e: dist_rdp_epsilon(e, horizon), eps, 1e-3, 50.0, 18),
         "dist-cdp-se": _invert(lambda e: dist_cdp_epsilon(e, horizon), eps, 1e-3, 50.0, 18),
         "adac-ucb": rho,
@@ -169,7 +169,7 @@ def main(argv=None) -> int:
     print(f"calibrated in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     specs, meta = [], []
     for eps, c in cal.items():
-        for name, label in (("dist-dp-se", "Dist-DP-SE"), ("cdp-se", "CDP-SE"),
+        for name, label in (("dist-dp-se", "Dist-DP-SE"), ("central-dp-se", "CDP-SE"),
                             ("dist-rdp-se", "Dist-RDP-SE"), ("dist-cdp-se", "Dist-CDP-SE")):
             kw = {"s": S} if name in ("dist-rdp-se", "dist-cdp-se") else {}
             specs.append(policy(name, epsilon=c[name], **kw))

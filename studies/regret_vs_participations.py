@@ -61,7 +61,7 @@ METHODS = (
     ("dist-rdp", "Dist-RDP-SE (Thm 2, Skellam, s=10)", "dist-rdp-se",
      {"s": S, "mode": "aggregate"}),
     ("dist-cdp", "Dist-CDP-SE (Thm 4, discrete Gaussian, s=10)", "dist-cdp-se", {"s": S}),
-    ("central", "CDP-SE (Thm 5, central)", "cdp-se", {"mode": "aggregate"}),
+    ("central", "CDP-SE (Thm 5, central)", "central-dp-se", {"mode": "aggregate"}),
     ("local", "LDP-SE (Thm 6, local)", "ldp-se", {}),
     ("adac-ucb", "AdaC-UCB (001, zCDP)", "adac-ucb", {}),
 )

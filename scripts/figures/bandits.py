@@ -247,11 +247,13 @@ def bandits(reg: Registry) -> None:
     tm = "docs/tables/figures/trust-models/summary.json"
 
     def trust(eps: float) -> dict[str, str]:
+        from privtools.planning import policy_name  # tables written before central-dp-se
+
         d = doc_json(tm)
-        res = {(r["algorithm"], r["epsilon"]): r["mean"] for r in d["results"]}
+        res = {(policy_name(r["algorithm"]), r["epsilon"]): r["mean"] for r in d["results"]}
         cal = d["calibration"][str(float(eps))]
         rho = cal["adac-ucb"]
-        return dict(dp=sig(res["dist-dp-se", eps], 3), cdp=sig(res["cdp-se", eps], 3),
+        return dict(dp=sig(res["dist-dp-se", eps], 3), cdp=sig(res["central-dp-se", eps], 3),
                     rdp=sig(res["dist-rdp-se", eps], 3), rdp_e=fixed(cal["dist-rdp-se"], 3),
                     dg=sig(res["dist-cdp-se", eps], 3), dg_e=fixed(cal["dist-cdp-se"], 3),
                     ucb=sig(res["adac-ucb", eps], 3),
