@@ -212,44 +212,38 @@ class Deployment:
                 else "Σx̂ + noise")
 
 
-def _d(theorem, view, policy, label, privacy, trust, secure, law, site, scaled, total, note,
-       tau, text, sigma_h, event, **kw) -> Deployment:
-    return Deployment(theorem, view, policy, label, privacy, trust, secure, law, site, scaled,
-                      total, note, tau, text, sigma_h, event, **kw)
-
-
 _SUM = "exact law of the sum of the n shares"
 
 #: Paper 000's deployments in the order of its theorems.
 DEPLOYMENTS: tuple[Deployment, ...] = (
-    _d(1, "dist-dp", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "secagg", _lap_z,
+    Deployment(1, "dist-dp", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "secagg", _lap_z,
        "shares", False, "closed", _SUM, _tau_fact2,
        "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 1)", _sh_lap,
        _event_lap_z, claim="each batch's server view is {eps}-DP for every user (ε exact, "
        "Fact 2)"),
-    _d(2, "dist-rdp", "dist-rdp-se", "Dist-RDP-SE", "rdp", "distributed", "secagg", _skellam,
-       "shares", True, "closed", _SUM, _tau_prop1,
+    Deployment(2, "dist-rdp", "dist-rdp-se", "Dist-RDP-SE", "rdp", "distributed", "secagg",
+       _skellam, "shares", True, "closed", _SUM, _tau_prop1,
        "bound: Proposition 1, τ = ⌈(2g/ε)√log(2/p) + √2 log(2/p)⌉ (Theorem 2)", _sh_skellam,
        _event_skellam),
-    _d(3, "dist-shuffle", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "shuffle",
+    Deployment(3, "dist-shuffle", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "shuffle",
        _lap_z, "shares", False, "closed", _SUM, _tau_fact2,
        "bound: Fact 2 tail of Lap_Z(g/ε'), τ = ⌈(g/ε') log(2/p')⌉ (Theorem 3)", _sh_lap,
        _event_none, claim="each batch's server view is {eps}-DP for every user (ε' = "
        "{eps_view} exact, plus 2ε̂ = {secure2} of the relaxed SecAgg, assumed; Theorem 3)",
        view_fraction=Fraction(1, 2), secure_fraction=Fraction(1, 4),
        noise_failure=Fraction(1, 2), loss_distribution=False),
-    _d(4, "dist-cdp", "dist-cdp-se", "Dist-CDP-SE", "cdp", "distributed", "secagg", _gauss,
+    Deployment(4, "dist-cdp", "dist-cdp-se", "Dist-CDP-SE", "cdp", "distributed", "secagg", _gauss,
        "shares", True, "nominal",
        "nominal: the true total is the n-fold sum of the shares, close to it (Lemma 4); "
        "exact tails and privacy are computed on that sum", _tau_subgauss,
        "bound: sub-Gaussian tail, τ = ⌈(g/ε)√(2 log(2/p))⌉ (Theorem 4)", _sh_gauss,
        _event_gauss_sum),
-    _d(5, "central", "central-dp-se", "CDP-SE", "pure-dp", "central", "secagg", _lap_z,
+    Deployment(5, "central", "central-dp-se", "CDP-SE", "pure-dp", "central", "secagg", _lap_z,
        "analyzer", False, "closed", "added once by the analyzer", _tau_fact2,
        "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 5)", _sh_lap,
        _event_lap_z, claim="each batch's released sum is {eps}-DP for every user (ε exact, "
        "Fact 2)"),
-    _d(6, "local", "ldp-se", "LDP-SE", "pure-dp", "local", "secagg", _lap_z, "user", False,
+    Deployment(6, "local", "ldp-se", "LDP-SE", "pure-dp", "local", "secagg", _lap_z, "user", False,
        "sum", "exact law: each user adds Lap_Z(g/ε); no closed form for the sum",
        _tau_lemma5,
        "bound: Lemma 5 with the caller's c, τ = ⌈(cg/ε)√(2n log(2/p))⌉ (Theorem 6)",

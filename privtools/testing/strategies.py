@@ -19,8 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools import neighbours as _nb
 from privtools.errors import require
-from privtools.neighbours import ADD_REMOVE, REPLACE_ONE, rebuild, records
+from privtools.neighbours import ADD_REMOVE, REPLACE_ONE
 
 require("hypothesis", "testing", "privtools.testing.strategies")
 from hypothesis import strategies as st  # noqa: E402
@@ -157,21 +158,12 @@ def _as_strategy(datasets) -> st.SearchStrategy:
                          f"list of them, got {type(datasets).__name__}")
 
 
-def _records(d) -> list:
-    return records(d)
-
-
-def _like(d, recs: list):
-    """``recs`` in the container type of ``d`` (:func:`privtools.neighbours.rebuild`)."""
-    return rebuild(d, recs)
-
-
 def _one_record(draw, datasets) -> tuple:
     """A non-empty dataset drawn from ``datasets``, its records and the index of one."""
     from hypothesis import assume
 
     d = draw(datasets)
-    recs = _records(d)
+    recs = _nb.records(d)
     assume(len(recs) > 0)
     return d, recs, draw(st.integers(0, len(recs) - 1))
 
@@ -192,11 +184,11 @@ def replace_one(datasets, records=None) -> st.SearchStrategy[tuple]:
         if records is not None:
             new = draw(records)
         else:
-            donor = _records(draw(datasets))
+            donor = _nb.records(draw(datasets))
             assume(len(donor) > 0)
             new = donor[draw(st.integers(0, len(donor) - 1))]
         assume(new != recs[i])
-        return d, _like(d, recs[:i] + [new] + recs[i + 1:])
+        return d, _nb.rebuild(d, recs[:i] + [new] + recs[i + 1:])
 
     return _pair()
 
@@ -210,7 +202,7 @@ def add_remove(datasets) -> st.SearchStrategy[tuple]:
     @st.composite
     def _pair(draw):
         d, recs, i = _one_record(draw, datasets)
-        return d, _like(d, recs[:i] + recs[i + 1:])
+        return d, _nb.rebuild(d, recs[:i] + recs[i + 1:])
 
     return _pair()
 
@@ -239,7 +231,7 @@ def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
         from hypothesis import assume
 
         v = draw(vectors)
-        recs = _records(v)
+        recs = _nb.records(v)
         assume(len(recs) > 0)
         flat = [x for r in recs for x in (r if isinstance(r, tuple) else (r,))]
         integer = all(isinstance(x, (int, np.integer)) for x in flat)
@@ -261,7 +253,7 @@ def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
         moved = iter([a + b for a, b in zip(flat, move)])
         out = [tuple(next(moved) for _ in r) if isinstance(r, tuple) else next(moved)
                for r in recs]
-        return v, _like(v, out)
+        return v, _nb.rebuild(v, out)
 
     return _pair()
 
