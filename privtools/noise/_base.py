@@ -264,12 +264,20 @@ class IntegerDistribution:
         :attr:`sampling_tv` of the law. ``exact=True`` selects an integer-only sampler
         (Canonne–Kamath–Steinke 2020) where the distribution has one: its law is exact but
         the words it consumes depend on the value drawn.
+
+        A generator with a ``trace_law`` method (``verification.audit.trace``'s recording
+        generator) is handed the law and the draw instead, so a trace records one call of
+        this law rather than the words its sampler consumed.
         """
         size = check_size(size)
         gen = as_rng(rng, secure=True)
         if not isinstance(exact, bool):
             raise ParameterError("exact must be a bool")
-        out = self._sample(size, gen, exact)
+        hook = getattr(gen, "trace_law", None)      # a tracing generator records the law
+        if hook is not None:
+            out = hook(self, size, lambda g: self._sample(size, g, exact))
+        else:
+            out = self._sample(size, gen, exact)
         if size is None:
             return np.int64(np.asarray(out).reshape(()))
         return np.asarray(out, dtype=np.int64)

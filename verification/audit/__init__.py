@@ -14,6 +14,11 @@ Three questions a user brings with their own code:
 * :func:`audit_mechanism_sequential`, :func:`audit_sampler_sequential` — the same two
   questions answered in rounds that stop as soon as the verdict is decided, with the
   false-alarm rate kept at every stopping time (:mod:`.sequential`).
+* :func:`trace_mechanism` — the grey-box audit: the noise calls traced, the mechanism
+  replayed on the neighbour with the same draws, its glue-code bugs decided exactly and the
+  pair's loss certified without sampling (:mod:`.trace`); :func:`confirm` tests the
+  trace's candidate events where the noise steers the control flow, and
+  :func:`search_traced` searches datasets for the pair of largest certified loss.
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -46,6 +51,7 @@ from .search import Counterexample, search_counterexample, shrink_counterexample
 from .select import LEARNERS
 from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
+from .trace import Finding, TracedSearch, TraceResult, confirm, search_traced, trace_mechanism
 
 __all__ = [
     "SamplerAudit",
@@ -72,4 +78,10 @@ __all__ = [
     "search_counterexample",
     "shrink_counterexample",
     "clopper_pearson",
+    "trace_mechanism",
+    "TraceResult",
+    "Finding",
+    "confirm",
+    "search_traced",
+    "TracedSearch",
 ]

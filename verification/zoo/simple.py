@@ -71,8 +71,14 @@ def laplace_noise(rng: np.random.Generator, scale: float, shape) -> np.ndarray:
 
     A Laplace variable is an Exp(1) magnitude with an independent fair sign: the magnitudes
     come from ``rng.standard_exponential`` (ziggurat) and the signs from the bits of
-    ``rng.bytes`` — the same law as ``rng.laplace`` at about a third of its cost."""
+    ``rng.bytes`` — the same law as ``rng.laplace`` at about a third of its cost.
+
+    Under a tracing generator (one with ``trace_law``: ``verification.audit.trace``) the
+    draws are ``rng.laplace(0, scale, shape)`` itself — the same law as one primitive, so a
+    trace sees the Laplace release rather than its magnitude and sign."""
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if getattr(rng, "trace_law", None) is not None:
+        return np.asarray(rng.laplace(0.0, scale, shape), dtype=np.float64)
     n = math.prod(shape)
     magnitude = rng.standard_exponential(n)
     bits = np.unpackbits(np.frombuffer(rng.bytes((n + 7) // 8), dtype=np.uint8), count=n)

@@ -1,0 +1,23 @@
+"""Grey-box audits: trace the noise a mechanism draws, replay it on the neighbour, decide.
+
+* :func:`trace_mechanism` — one neighbouring pair decided without sampling: data-dependent
+  calibration, unnoised outputs and sensitivity beyond the noise's scale found exactly, and
+  a certified ε(δ) interval for the pair's view where every output is an additive release
+  of traced draws (:mod:`.api`).
+* :func:`confirm` — where the noise steers the control flow, the trace's candidate events
+  tested on fresh draws, Bonferroni over the candidates (:mod:`.confirm`).
+* :func:`search_traced` — hypothesis searches datasets for the pair of largest certified
+  loss and shrinks it (:mod:`.search`).
+
+Underneath: the recording generator (:mod:`.recorder`), runs (:mod:`.runs`), outputs of
+any shape (:mod:`.leaves`), the probes' linear model (:mod:`.model`) and the releases'
+certified losses (:mod:`.certify`).
+"""
+
+from .api import ARITHMETIC, KINDS, RTOL, Finding, TraceResult, trace_mechanism
+from .confirm import confirm
+from .recorder import TracingGenerator
+from .search import TracedSearch, search_traced
+
+__all__ = ["trace_mechanism", "TraceResult", "Finding", "KINDS", "ARITHMETIC", "RTOL",
+           "confirm", "search_traced", "TracedSearch", "TracingGenerator"]

@@ -1,0 +1,595 @@
+"""``trace_mechanism``: a grey-box audit of one neighbouring pair, decided without sampling.
+
+The mechanism ``mechanism(dataset, size, rng)`` is run with ``size = 1`` on a recording
+generator (:mod:`.recorder`), then replayed on ``d'`` with the same draws (:mod:`.runs`):
+
+1. **Traceable?** A replay on ``d`` must reproduce the recorded output; if it does not, the
+   mechanism draws randomness that does not come through ``rng`` (a fresh generator, the
+   global state, a library's own) and nothing is decided: ``untraceable``.
+2. **The calls.** A calibration parameter (scale, σ, p, n, size) that differs between ``d``
+   and ``d'`` — or a noise scaled in the mechanism's own code by a factor that differs — is
+   ``data-dependent-parameter``. Calls, parameters or structure that change between fresh
+   runs on the same dataset, or when one draw is moved, show control flow steered by the
+   noise: ``noise-dependent-control-flow`` (what the trace could not decide is said, and
+   the outputs that differ under coupling are handed on as candidate events).
+3. **The outputs.** An output part (a key set, a length, a value) that differs between ``d``
+   and ``d'`` under identical randomness and that no draw moves — or a combination of
+   outputs whose shared noise cancels — is an ``unnoised-output``: infinite privacy loss.
+4. **The releases.** Outputs moved additively by draws are releases of those draws' laws;
+   the shift between ``d`` and ``d'`` is measured exactly (:mod:`.model`) and its loss is the
+   law's shift privacy-loss distribution, composed (:mod:`.certify`): a certified ε(δ)
+   interval for the pair's view. Above the claim — or above a declared per-release
+   sensitivity — is ``sensitivity``, with no sampling.
+
+Verdicts: ``"fail"`` (an exact finding of infinite loss, or the certified interval above the
+claim), ``"holds"`` (every output decided, the interval at or below the claim: a certificate
+for this pair) and ``"inconclusive"`` otherwise — never a pass by default. Continuous noise
+(``laplace``, ``normal``) is certified for the real-arithmetic law; its float implementation
+is not (Mironov, CCS 2012), so such a pair holds only with ``arithmetic="real"``.
+
+What the trace sees is what the probes exercised: a branch on the noise that no probe,
+fresh run or replay takes is not seen. The certificate is for this pair only.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from privtools.certified import ends
+from privtools.errors import ParameterError
+from privtools.validation import check_int, to_fraction
+
+from .. import guard
+from ..draws import root_seed
+from ..events import Column, Event, Value
+from ..mechanism import check_claim
+from ..neighbours import check_pair
+from . import certify
+from .leaves import leaf_fraction, same_leaf, same_tree
+from .model import MAX_PROBED, draws_of, groups_of, probe, solve
+from .recorder import center_of, same_value
+from .result import KINDS, Finding, TraceResult, round_down
+
+__all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
+
+ARITHMETIC = ("exact", "real")
+#: Default relative slack of the verdict: a parameter computed in floating point (a scale
+#: 1/ε) moves the exact loss by a few ulps, which is rounding of the calibration, not a bug.
+RTOL = 2.0 ** -40
+_FRESH = 4                  # fresh runs per dataset that test the control flow
+_COUPLED = 32               # coupled runs that propose candidate events
+_CANDIDATES = 8             # candidate events handed to a sampled confirmation
+
+
+# ====================================================================== checks
+def _check_declared(declared):
+    if declared is None:
+        return None
+    if isinstance(declared, dict):
+        out = {}
+        for k, v in declared.items():
+            if not isinstance(k, str):
+                raise ParameterError(f"declared must map output paths (str) to sensitivities, "
+                                     f"got the key {k!r}")
+            out[k] = _nonneg_fraction("declared", v)
+        return out
+    return _nonneg_fraction("declared", declared)
+
+
+def _nonneg_fraction(name, v) -> Fraction:
+    q = to_fraction(name, v)
+    if q < 0:
+        raise ParameterError(f"{name} must be >= 0, got {v!r}")
+    return q
+
+
+def _check_modulus(modulus):
+    if modulus is None:
+        return None
+    return check_int("modulus", modulus, minimum=2)
+
+
+# ====================================================================== the work
+class _Trace:
+    """The state of one trace while it runs (see :func:`trace_mechanism`)."""
+
+    def __init__(self, runner, d, dp, eps, delta, declared, modulus, arithmetic, seed,
+                 rtol=RTOL):
+        self.rtol = rtol
+        self.runner, self.d, self.dp = runner, d, dp
+        self.eps, self.delta = eps, delta
+        self.declared, self.modulus, self.arithmetic, self.seed = (declared, modulus,
+                                                                   arithmetic, seed)
+        self.findings: list[Finding] = []
+        self.decided: list[str] = []
+        self.undecided: list[str] = []
+        self.steered: list[str] = []
+        self.candidates: tuple = ()
+        self.rescaled: set[int] = set()        # calls whose calibration differs
+        self.varying: set[int] = set()
+
+    def add(self, kind, where, detail, loss=None, exact=True):
+        if not any(f.kind == kind and f.where == where for f in self.findings):
+            self.findings.append(Finding(kind, where, detail, loss, exact))
+
+    # ------------------------------------------------------------------ steps
+    def run(self):
+        rec = self.runner.record(self.d, self.seed)
+        again = self.runner.replay(self.d, rec.calls, tolerate=False)
+        if rec.untraced or again.diverged or not same_tree(again.tree, rec.tree):
+            why = (rec.untraced[0] if rec.untraced else again.diverged or
+                   "a replay of the recorded draws on d gave another output")
+            self.add("untraceable", "the mechanism's randomness",
+                     f"{why}: the mechanism draws randomness that does not come through the "
+                     "rng it is given (a fresh default_rng(), numpy's global state, a "
+                     "library's own generator, or a method the trace does not record)",
+                     exact=False)
+            self.undecided.append("everything: the draws cannot be replayed")
+            return self.result(rec, None)
+        self.decided.append(f"traceable: {len(rec.calls)} noise call(s), replayed exactly")
+        self._fresh_runs(rec)
+        rp = self.runner.replay(self.dp, rec.calls)
+        if rp.tree is None:
+            self.runner.record(self.dp, self.seed)        # surfaces the mechanism's error
+            self.undecided.append(f"the coupled replay on d' failed ({rp.error})")
+            return self.result(rec, None)
+        self._compare_calls(rec, rp)
+        if rp.diverged is not None:
+            return self.result(rec, None)
+        if rec.tree.structure != rp.tree.structure:
+            self._structure(rec, rp)
+            return self.result(rec, None)
+        releases, bound_only = self._leaves(rec, rp)
+        return self.result(rec, releases, bound_only=bound_only)
+
+    def _fresh_runs(self, rec):
+        """Fresh runs on each dataset: do the calls or the structure follow the noise?"""
+        bases = {0: rec, 1: None}
+        for r in range(1, _FRESH + 1):
+            for side, data in ((0, self.d), (1, self.dp)):
+                run = self.runner.record(data, self.seed + r)
+                base = bases[side]
+                if base is None:
+                    bases[side] = run
+                    continue
+                name = "d" if side == 0 else "d'"
+                if [c.signature() for c in run.calls] != [c.signature() for c in base.calls]:
+                    self.steered.append(f"fresh runs on {name} make different noise calls")
+                elif any(not _same_params(a, b) for a, b in zip(run.calls, base.calls)):
+                    self.steered.append(f"a noise parameter on {name} changes from run to run "
+                                        "(it depends on earlier draws)")
+                if run.tree.structure != base.tree.structure:
+                    self.steered.append(f"the output's structure on {name} changes from run "
+                                        "to run")
+                elif side == 0:
+                    for j, (a, b) in enumerate(zip(run.tree.values, base.tree.values)):
+                        if not same_leaf(a, b):
+                            self.varying.add(j)
+
+    def _compare_calls(self, rec, rp):
+        for a, b in zip(rec.calls, rp.calls):
+            for name, va in a.params.items():
+                vb = b.params.get(name)
+                if name == "size" or not same_value(va, vb):
+                    if name == "size" and a.shape == b.shape:
+                        continue
+                    self.add("data-dependent-parameter", f"{a.method} (call {a.index})",
+                             f"the parameter {name} is {_text(va)} on d but {_text(vb)} on d' "
+                             "(the noise is calibrated from the data)",
+                             loss=self._scale_loss(a, name))
+                    self.rescaled.add(a.index)
+        if rp.diverged is not None:
+            if any(f.kind == "data-dependent-parameter" for f in self.findings):
+                pass
+            elif self.steered:
+                self.undecided.append(f"the calls on d' differ ({rp.diverged}), and the noise "
+                                      "steers the calls: not decided")
+            else:
+                self.add("data-dependent-parameter", "the sequence of noise calls",
+                         f"{rp.diverged} (the noise drawn depends on the data)")
+        elif not any(f.kind == "data-dependent-parameter" for f in self.findings):
+            self.decided.append("the noise calls and their parameters are the same on d and "
+                                "d'")
+
+    def _scale_loss(self, call, name):
+        """No loss is claimed from the parameter alone (the output may post-process the
+        draw); :meth:`_leaves` makes it infinite where the draw is released additively."""
+        return None
+
+    def _structure(self, rec, rp):
+        a = dict((s[0], s) for s in rec.tree.structure)
+        b = dict((s[0], s) for s in rp.tree.structure)
+        where = next((p for p in list(a) + list(b) if a.get(p) != b.get(p)), "output")
+        detail = (f"the output's structure differs under identical randomness: "
+                  f"{_struct(a.get(where))} on d, {_struct(b.get(where))} on d'")
+        if self.steered:
+            self.undecided.append(detail + " — but the noise steers the structure: not "
+                                  "decided; see the candidate events")
+            self.candidates = self._candidates(rec)
+            return
+        self.add("unnoised-output", f"output{where}", detail + " (no draw moves it)",
+                 loss=math.inf)
+
+    def _leaves(self, rec, rp):
+        """Probes, the linear model and the releases (see :mod:`.model`)."""
+        draws = draws_of(rec.calls)
+        if len(draws) > MAX_PROBED:
+            self.undecided.append(f"{len(draws)} draws: more than the {MAX_PROBED} the trace "
+                                  "probes one by one")
+            return None, False
+        dep = probe(self.runner, self.d, rec, draws, modulus=self.modulus)
+        dep_p = probe(self.runner, self.dp, rp, draws, modulus=self.modulus)
+        steered = dep.steered + dep_p.steered
+        if steered:
+            self.steered.append(steered[0])
+        for note in (dep.raised + dep_p.raised)[:1]:
+            self.undecided.append(note)
+        paths = rec.tree.paths
+        ya, yb = rec.tree.values, rp.tree.values
+        # a leaf that changes from fresh run to fresh run but that no probe moves
+        # additively depends on the noise in a way the probes did not resolve
+        nonlinear = dep.nonlinear | dep_p.nonlinear | (self.varying - set(dep.moved))
+        moved = dep.moved_leaves() | dep_p.moved_leaves() | nonlinear
+        for j in sorted(set(dep.moved) & set(dep_p.moved)):
+            if dep.moved[j] != dep_p.moved[j]:
+                unbounded = all(_unbounded(draws[di]) for di in dep.moved[j])
+                self.add("data-dependent-parameter", f"output{paths[j]}",
+                         f"the noise reaching it is scaled by {_coefs(dep.moved[j], draws)} on "
+                         f"d but {_coefs(dep_p.moved[j], draws)} on d' (the code scales the "
+                         "noise by a factor computed from the data)",
+                         loss=math.inf if self.delta == 0 and unbounded else None)
+        if self.rescaled and self.delta == 0:
+            self._rescaled_loss(dep, dep_p, draws, nonlinear)
+        unnoised = 0
+        for j in range(len(paths)):
+            if j in moved or same_leaf(ya[j], yb[j]):
+                continue
+            if j in self.varying or self.steered:
+                self.undecided.append(f"output{paths[j]} differs under coupling but changes "
+                                      "with the noise through the control flow")
+                continue
+            unnoised += 1
+            self.add("unnoised-output", f"output{paths[j]}",
+                     f"{_text(ya[j])} on d, {_text(yb[j])} on d' under identical randomness, "
+                     "and no draw moves it", loss=math.inf)
+        if nonlinear:
+            self.undecided.append(f"{len(nonlinear)} output(s) move non-additively with the "
+                                  f"noise (e.g. output{paths[min(nonlinear)]})")
+            self.steered.append(f"output{paths[min(nonlinear)]} and {len(nonlinear) - 1} "
+                                "other output(s) move non-additively with the noise "
+                                "(comparisons, an argmax, rounding or clipping of noisy "
+                                "values)" if len(nonlinear) > 1 else
+                                f"output{paths[min(nonlinear)]} moves non-additively with "
+                                "the noise (a comparison, an argmax, rounding or clipping "
+                                "of a noisy value)")
+        if self.steered:
+            self.candidates = self._candidates(rec)
+            return None, False
+        if nonlinear or dep.raised or dep_p.raised:
+            return None, False
+        linear = sorted(j for j in dep.moved if dep.moved.get(j) == dep_p.moved.get(j))
+        rhs = self._shifts(rec, rp, linear, draws)
+        if rhs is None:
+            return None, False
+        self._declared(paths, rhs)
+        groups = groups_of({j: dep.moved[j] for j in linear}, draws)
+        rows = linear + [j for j in range(len(paths)) if j not in moved and
+                         same_leaf(ya[j], yb[j]) and leaf_fraction(ya[j]) is not None]
+        s, unique, bad = solve(rows, groups, rhs)
+        if bad:
+            leaves = sorted({paths[j] for grp in groups for j, _ in grp.column} & {
+                paths[j] for j in bad}) or [paths[bad[0]]]
+            self.add("unnoised-output", f"output{leaves[0]}",
+                     "a combination of outputs carries no noise: outputs that share one "
+                     "noise draw move apart between d and d' (one draw reused for several "
+                     "releases)", loss=math.inf)
+            return None, False
+        if unnoised:
+            return None, False
+        releases = []
+        for grp, sg in zip(groups, s):
+            if sg == 0:
+                continue
+            first = draws[grp.members[0]]
+            leaf_paths = ", ".join(f"output{paths[j]}" for j, _ in grp.column[:3])
+            where = (f"{first.method} (call {first.call}"
+                     + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
+                     + f") → {leaf_paths}")
+            r = certify.release_of(where, first.method, first.scale, first.law, grp.k, sg,
+                                   self.modulus)
+            if r is None:
+                self.undecided.append(f"{where}: the law of {first.method} has no "
+                                      "privacy-loss distribution the accountant knows")
+                return None, False
+            releases.append(r)
+        if not unique:
+            self.undecided.append("the draws' shift is not unique (more draws than outputs "
+                                  "they move): the interval's lower end is not certified")
+        self.decided.append(f"{len(rows)} output value(s) decided: "
+                            f"{len(releases)} release(s) shifted, the rest equal")
+        return releases, not unique
+
+    def _rescaled_loss(self, dep, dep_p, draws, nonlinear):
+        """A calibration that differs on a law of unbounded support, whose draw reaches an
+        output additively: the two output laws have unbounded log-ratio (pure ε = ∞)."""
+        for k in sorted(self.rescaled):
+            additive = any(draws[di].call == k and _unbounded(draws[di])
+                           for j, row in dep.moved.items() if j not in nonlinear
+                           and dep_p.moved.get(j) == row for di in row)
+            if not additive:
+                continue
+            for i, f in enumerate(self.findings):
+                if f.kind == "data-dependent-parameter" and f.where.endswith(f"(call {k})"):
+                    self.findings[i] = Finding(f.kind, f.where, f.detail + "; its draw is "
+                                               "released additively, so the output's laws on "
+                                               "d and d' have unbounded log-ratio",
+                                               math.inf, True)
+
+    def _shifts(self, rec, rp, linear, draws):
+        """Δc: the unnoised values' shift, from centred replays where every draw has a
+        centre, else from the coupled outputs themselves."""
+        centred = all(center_of(c) is not None for c in rec.calls)
+        ca = cb = None
+        if centred:
+            ca = self.runner.replay(self.d, rec.calls, center=True)
+            cb = self.runner.replay(self.dp, rec.calls, center=True)
+            if ca.tree is None or cb.tree is None or ca.tree.structure != rec.tree.structure \
+                    or cb.tree.structure != rec.tree.structure:
+                ca = cb = None
+        out = {}
+        for j in linear:
+            a, b = ((ca.tree.values[j], cb.tree.values[j]) if ca is not None else
+                    (rec.tree.values[j], rp.tree.values[j]))
+            fa, fb = leaf_fraction(a), leaf_fraction(b)
+            if fa is None or fb is None:
+                self.undecided.append(f"output{rec.tree.paths[j]}: not a finite number")
+                return None
+            dlt = fb - fa
+            if self.modulus is not None and isinstance(a, int):
+                dlt = Fraction((int(dlt) + self.modulus // 2) % self.modulus
+                               - self.modulus // 2)
+            out[j] = dlt
+        return out
+
+    def _declared(self, paths, rhs):
+        if self.declared is None:
+            return
+        for j, dlt in rhs.items():
+            cap = (self.declared if not isinstance(self.declared, dict)
+                   else self.declared.get(paths[j]))
+            if cap is not None and abs(dlt) > cap:
+                self.add("sensitivity", f"output{paths[j]}",
+                         f"moves by {_q(abs(dlt))} between d and d', more than the declared "
+                         f"sensitivity {_q(cap)}")
+
+    def _candidates(self, rec) -> tuple:
+        """Events on the outputs that differ between d and d' under coupling, over fresh
+        seeds: a value set for integer and categorical outputs, a threshold between the
+        coupled values for float ones. Chosen from trace runs only, so a sampled test of
+        them on fresh draws keeps its level (:func:`.confirm.confirm`)."""
+        tree = rec.tree
+        if not tree.structure or tree.structure[0][1] != "array":
+            return ()
+        shape = tree.structure[0][2]
+        if len(shape) not in (1, 2) or shape[0] != 1:
+            return ()
+        scalar = len(shape) == 1
+        votes: dict[tuple, int] = {}
+        pairs: dict[int, list] = {}
+        for r in range(_COUPLED):
+            run = self.runner.record(self.d, self.seed + 1000 + r)
+            other = self.runner.replay(self.dp, run.calls)
+            if other.tree is None or not other.tree.structure == run.tree.structure:
+                continue
+            for j, (a, b) in enumerate(zip(run.tree.values, other.tree.values)):
+                if same_leaf(a, b):
+                    continue
+                if isinstance(a, float) and isinstance(b, float) and \
+                        math.isfinite(a) and math.isfinite(b):
+                    pairs.setdefault(j, []).append((a, b))
+                    continue
+                for v, side in ((a, "d"), (b, "d_prime")):
+                    try:
+                        hash(v)
+                    except TypeError:
+                        continue
+                    votes[(j, side, v)] = votes.get((j, side, v), 0) + 1
+        for j, ab in pairs.items():         # float outputs: tails in the favoured direction
+            up = sum(a > b for a, b in ab) * 2 >= len(ab)
+            pooled = np.array([x for p in ab for x in p])
+            for q in (0.05, 0.5, 0.95):
+                t = float(np.quantile(pooled, 1 - q if up else q))
+                votes[(j, "ge" if up else "le", t)] = len(ab)
+        out = []
+        for (j, how, v), _ in sorted(votes.items(), key=lambda kv: -kv[1]):
+            view = Value() if scalar else Column(j)
+            if how in ("ge", "le"):
+                out.append(Event(how, "d", threshold=v, view=view))
+            else:
+                out.append(Event("set", how, values=(v,), view=view, keys=np.asarray([v])))
+            if len(out) == _CANDIDATES:
+                break
+        return tuple(out)
+
+    # ------------------------------------------------------------------ the verdict
+    def result(self, rec, releases, bound_only=False) -> TraceResult:
+        if self.steered:
+            self.add("noise-dependent-control-flow", "the control flow", self.steered[0] +
+                     "; the trace decides what does not depend on it and hands the rest to "
+                     "a sampled audit", exact=False)
+        iv = None
+        infinite = any(f.loss == math.inf and f.exact for f in self.findings)
+        continuous = False
+        if infinite:
+            iv = mpmath.mpi(mpmath.inf, mpmath.inf)
+        elif releases is not None and not self.undecided and not self.steered and not any(
+                f.kind == "data-dependent-parameter" for f in self.findings):
+            iv = certify.compose(releases, self.delta, bound_only=bound_only)
+            continuous = any(r.continuous for r in releases)
+            lo, hi = ends(iv)
+            if lo > self.eps_exact:
+                self._sensitivity(releases)
+        verdict = "inconclusive"
+        if infinite:
+            verdict = "fail"
+        elif iv is not None:
+            lo, hi = ends(iv)
+            if lo > self.eps_exact:
+                verdict = "fail"
+            elif hi <= self.eps_exact and not self.findings:
+                if continuous and self.arithmetic == "exact":
+                    self.undecided.append(
+                        "the noise is continuous: the interval is certified for the "
+                        "real-arithmetic law, not its float implementation (Mironov 2012); "
+                        "pass arithmetic='real' to accept that model, or audit the floats "
+                        "with the sampled audit (bits=True)")
+                else:
+                    verdict = "holds"
+        calls_text = tuple(c.describe() for c in rec.calls[:50])
+        return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
+                           float(self.eps), float(
+            self.delta), tuple(releases or ()), calls_text, tuple(self.decided),
+            tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
+            self.runner.count, self.seed)
+
+    @property
+    def eps_exact(self):
+        """The claim with its slack: ε·(1 + rtol), exactly."""
+        q = Fraction(self.eps) * (1 + Fraction(self.rtol))
+        with mpmath.workprec(256):
+            return mpmath.fdiv(q.numerator, q.denominator, rounding="f")
+
+    def _sensitivity(self, releases):
+        alone = []
+        for r in releases[:16]:
+            lo, _ = ends(certify.alone(r, self.delta))
+            if lo > self.eps_exact:
+                alone.append((r, lo))
+        for r, lo in alone:
+            implied = ""
+            if r.scale is not None and self.delta == 0 and r.exact:
+                implied = (f", more than the sensitivity ε·b = {_q(Fraction(self.eps) * r.scale)}"
+                           f" its scale b = {_q(r.scale)} allows for ε = {self.eps:g}")
+            self.add("sensitivity", r.where,
+                     f"the release is shifted by {_q(abs(r.shift))}{implied}; alone it "
+                     f"costs ε ≥ {round_down(lo):.6g}", loss=round_down(lo))
+        if not alone:
+            lo, _ = ends(certify.compose(releases, self.delta))
+            self.add("sensitivity", f"the pair's view ({len(releases)} releases)",
+                     f"no release alone exceeds ε = {self.eps:g}, but together they are "
+                     "shifted further than the noise's scales allow",
+                     loss=round_down(lo))
+
+
+def _unbounded(draw) -> bool:
+    """A law whose scale changes give an unbounded log-ratio (unbounded support)."""
+    if draw.family == "law":
+        return True
+    return draw.method in ("laplace", "normal", "standard_normal", "gumbel", "logistic")
+
+
+def _same_params(a, b) -> bool:
+    return all(same_value(v, b.params.get(k)) for k, v in a.params.items())
+
+
+def _text(v) -> str:
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, precision=8, separator=", ", threshold=8)
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def _q(q: Fraction) -> str:
+    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
+
+
+def _struct(s) -> str:
+    if s is None:
+        return "absent"
+    if s[1] == "dict":
+        return f"keys {{{', '.join(s[2])}}}"
+    if s[1] == "array":
+        return f"an array of shape {s[2]}"
+    if s[1] in ("list", "tuple"):
+        return f"a {s[1]} of length {s[2]}"
+    if s[1] in ("set", "frozenset"):
+        return f"the set {{{', '.join(s[2])}}}"
+    return f"a {s[1]}"
+
+
+def _coefs(row: dict, draws) -> str:
+    return " + ".join(f"{_q(a)}·{draws[di].method}[{draws[di].element}]"
+                      for di, a in sorted(row.items()))
+
+
+# ====================================================================== the entry point
+def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declared=None, *,
+                    modulus=None, arithmetic: str = "exact", rtol: float = RTOL,
+                    timeout=guard.DEFAULT_TIMEOUT,
+                    total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> TraceResult:
+    """Trace ``mechanism`` on ``d`` and ``d_prime`` and decide its claim (``epsilon``,
+    ``delta``) for this pair without sampling (see the module doc).
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(dataset, size, rng)``, the auditor's contract; run with ``size = 1``.
+        Noise must come from ``rng`` (numpy ``Generator`` methods, privtools laws'
+        ``sample``) for the trace to replay it.
+    d, d_prime : datasets
+        The neighbouring pair (refused when identical).
+    epsilon, delta : float
+        The claim; δ = 0 asks for pure ε (exact), δ > 0 for the certified ε(δ).
+    rng : int, Generator, SeedSequence or None
+        The recording's seed; exact findings do not depend on it.
+    declared : number or dict, optional
+        The sensitivity each output may move by (a number for all, or ``{path: bound}``
+        with the paths of :attr:`Finding.where`, e.g. ``"[0, 2]"``); a larger shift is a
+        ``sensitivity`` finding whatever the claim.
+    modulus : int, optional
+        Integer outputs live in Z_m (a modular secure sum's view): shifts and probes are
+        read mod m and the releases are wrapped.
+    rtol : float
+        Relative slack of the comparison with the claim (default 2⁻⁴⁰): the verdict reads
+        the claim as ε·(1 + rtol), so that a scale computed as ``1/ε`` in floating point —
+        an exact loss a few ulps above ε — is not a violation. 0 compares exactly.
+    arithmetic : {"exact", "real"}
+        ``"real"`` accepts the real-arithmetic model of continuous noise (a certificate
+        for the law, not for its floats); the default holds only with integer noise.
+    timeout, total_timeout : seconds
+        The user-code guard's limits (one call; the whole trace).
+
+    Returns
+    -------
+    TraceResult
+        ``verdict`` ``"fail"``/``"holds"``/``"inconclusive"``, ``findings``,
+        ``epsilon_interval``.
+    """
+    if not callable(mechanism):
+        raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
+    eps, dlt = check_claim(epsilon, delta)
+    declared = _check_declared(declared)
+    modulus = _check_modulus(modulus)
+    if arithmetic not in ARITHMETIC:
+        raise ParameterError(f"arithmetic must be one of {ARITHMETIC}, got {arithmetic!r}")
+    rtol = float(to_fraction("rtol", rtol))
+    if not 0 <= rtol <= 1e-6:
+        raise ParameterError(f"rtol must be in [0, 1e-6], got {rtol!r}")
+    check_pair(d, d_prime)
+    timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
+    seed = root_seed(rng) % (2**62)
+    wrapped = guard.wrap(mechanism, "mechanism")
+    delta_q = Fraction(dlt)
+
+    def work(tick):
+        from .runs import Runner
+        t = _Trace(Runner(wrapped), d, d_prime, eps, delta_q, declared, modulus, arithmetic,
+                   seed, rtol)
+        return t.run()
+    return guard.run(work, timeout=timeout, total_timeout=total_timeout,
+                     what="the trace", shared=(wrapped,))

@@ -1,0 +1,217 @@
+"""The certified loss of a traced pair: each release's shift PLD, composed.
+
+A release is a group of draws of one law that moves the output by ``s`` (in the draws'
+units) between ``d`` and ``d'`` (:mod:`.model`). Its privacy loss is that of the law
+against the law shifted by ``s`` — exactly:
+
+* ``laplace(scale=b)``: :class:`~privtools.accounting.LaplaceEvent` (pure ε = |s|/b);
+* ``normal(scale=σ)``, ``standard_normal``: :class:`~privtools.accounting.GaussianEvent`
+  (a sum of k i.i.d. draws shifted by s is k draws shifted by s/k each: the same Gaussian
+  loss);
+* privtools laws: the discrete Laplace (pure ε = |s|/b; a sum of shares of it —
+  ``PolyaDifference`` with k·r = 1 — is one), Skellam (sums add variances), discrete
+  Gaussian sums, and any other integer law through its certified PMF
+  (:class:`~privtools.accounting.PmfPairEvent`); integer laws need an integer shift (a
+  fractional one moves the support: infinite loss), and under a modulus m their views are
+  wrapped (:class:`~privtools.accounting.ModularEvent`).
+
+δ > 0: the composed ε(δ) interval of :class:`~privtools.accounting.PldAccountant`. δ = 0:
+the pure ε, a sum of the releases' exact worst-case losses (the Laplace laws' |s|/b, +∞ for
+laws with unbounded loss ratio, the certified maximum log-ratio of wrapped views).
+
+A sum of k Laplace draws is not a Laplace: it is accounted as k draws shifted by s/k each,
+which bounds it above (post-processing) but not below; such a release is ``exact=False``
+and the interval's lower end omits it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from privtools.accounting import (
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    ModularEvent,
+    PldAccountant,
+    PmfPairEvent,
+    SkellamEvent,
+)
+from privtools.certified import Interval, ends, interval
+from privtools.exact import ExactPMF, shift, sum_pmf, wrap
+from privtools.exact.divergence import llr
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
+
+__all__ = ["Release", "release_of", "compose", "alone"]
+
+_PMF_DPS = 30
+
+
+@dataclass(frozen=True)
+class Release:
+    """One certified release: ``where`` it is, its ``law`` (text), its ``shift`` between the
+    datasets (draw units), the accountant ``events``, its pure-DP loss ``pure`` as exact
+    ends ``(lo, hi)`` (mpf, ``+inf`` allowed), whether the loss is ``exact`` (or an upper
+    bound only) and whether its law is ``continuous`` (real-arithmetic model)."""
+
+    where: str
+    law: str
+    shift: Fraction
+    events: tuple
+    pure: tuple
+    exact: bool
+    continuous: bool
+    scale: Fraction | None = None
+
+    def describe(self) -> str:
+        kind = "" if self.exact else " (an upper bound)"
+        return f"{self.where}: {self.law} shifted by {_num(self.shift)}{kind}"
+
+
+def _num(q: Fraction) -> str:
+    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
+
+
+def _inf():
+    return mpmath.inf
+
+
+def _pure_point(q: Fraction) -> tuple:
+    """Ends enclosing ``q`` (rounded outward to mpf)."""
+    lo_hi = []
+    for rnd in ("f", "c"):
+        with mpmath.workprec(113):
+            lo_hi.append(mpmath.fdiv(q.numerator, q.denominator, rounding=rnd))
+    return tuple(lo_hi)
+
+
+def release_of(where: str, method: str, scale, law, k: int, s: Fraction,
+               modulus: int | None) -> Release | None:
+    """The certified release of ``k`` i.i.d. draws shifted by ``s`` in total (None when the
+    accountant knows no privacy-loss distribution for the law)."""
+    a = abs(s)
+    if method == "laplace":
+        b = scale
+        evs = (LaplaceEvent(b=b, sensitivity=a / k),) * k
+        pure = _pure_point(a / b)
+        return Release(where, f"Laplace(0, {_num(b)})" + (f" ×{k} summed" if k > 1 else ""),
+                       s, evs, pure, k == 1, True, b)
+    if method in ("normal", "standard_normal"):
+        sigma = scale
+        evs = (GaussianEvent(sigma=sigma, sensitivity=a / k),) * k
+        text = f"N(0, {_num(sigma)}²)" + (f" ×{k} summed" if k > 1 else "")
+        return Release(where, text, s, evs, (_inf(), _inf()), True, True, sigma)
+    if law is None:
+        return None
+    text = repr(law) + (f" ×{k} summed" if k > 1 else "")
+    if s.denominator != 1:
+        return Release(where, text, s, (), (_inf(), _inf()), True, False)
+    n = int(a)
+    inner, dl_scale = _integer_event(law, k, n)
+    if inner is not None:
+        ev = inner if modulus is None else ModularEvent(inner, modulus)
+        if modulus is None:
+            pure = _pure_point(Fraction(n) / dl_scale) if dl_scale is not None else \
+                (_inf(), _inf())
+        else:
+            pure = _wrapped_pure(_integer_pmf(law, k), n, modulus)
+        return Release(where, text, s, (ev,), pure, True, False, dl_scale)
+    P = _integer_pmf(law, k)
+    if P is None:
+        return None
+    Q = shift(P, n)
+    if modulus is not None:
+        P, Q = wrap(P, modulus), wrap(Q, modulus)
+        pure = _wrapped_pure_pq(P, Q)
+    else:
+        pure = (ends(llr(P, Q))[0], _inf())
+    return Release(where, text, s, (PmfPairEvent(P, Q),), pure, True, False)
+
+
+def _integer_event(law, k: int, n: int):
+    """(accountant event of k summed draws of ``law`` shifted by n, its discrete-Laplace
+    scale or None), or (None, None) when only the PMF route applies."""
+    if isinstance(law, DiscreteLaplace) and k == 1:
+        return DiscreteLaplaceEvent(scale=law.scale, sensitivity=n), law.scale
+    if isinstance(law, PolyaDifference) and law.r * k == 1:
+        return DiscreteLaplaceEvent(scale=law.scale, sensitivity=n), law.scale
+    if isinstance(law, Skellam) and getattr(law, "mu", 0) == 0:
+        return SkellamEvent(var=law.variance * k, sensitivity=n), None
+    if isinstance(law, DiscreteGaussian) and getattr(law, "mu", 0) == 0:
+        return DiscreteGaussianSumEvent(n=k, sigma2=law.sigma2, sensitivity=n, exact=True), \
+            None
+    return None, None
+
+
+def _integer_pmf(law, k: int) -> ExactPMF | None:
+    try:
+        if k == 1:
+            return ExactPMF.from_distribution(law, dps=_PMF_DPS)
+        return sum_pmf(law, k, dps=_PMF_DPS)
+    except Exception:
+        return None
+
+
+def _wrapped_pure(P: ExactPMF | None, n: int, m: int) -> tuple:
+    if P is None:
+        return (mpmath.mpf(0), _inf())
+    return _wrapped_pure_pq(wrap(P, m), wrap(shift(P, n), m))
+
+
+def _wrapped_pure_pq(P, Q) -> tuple:
+    return ends(llr(P, Q))
+
+
+# ------------------------------------------------------------------ composition
+def _add(a, b):
+    with mpmath.workprec(256):
+        return mpmath.fadd(a, b, rounding="c")
+
+
+def _add_down(a, b):
+    with mpmath.workprec(256):
+        return mpmath.fadd(a, b, rounding="f")
+
+
+def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = False
+            ) -> Interval:
+    """The certified ε(δ) interval of the releases together (δ = 0: pure ε). Releases that
+    are upper bounds only — and every release when ``bound_only`` (a shift that is not
+    unique) — leave the lower end."""
+    exact = [r for r in releases if r.exact and not bound_only]
+    if delta == 0:
+        hi = mpmath.mpf(0)
+        lo = mpmath.mpf(0)
+        for r in releases:
+            hi = _add(hi, r.pure[1])
+        for r in exact:
+            lo = _add_down(lo, r.pure[0])
+        return interval(lo, hi)
+    hi = _pld(releases, delta)
+    if not releases:
+        return interval(mpmath.mpf(0), mpmath.mpf(0))
+    lo = hi[0] if len(exact) == len(releases) else (_pld(exact, delta)[0] if exact else
+                                                     mpmath.mpf(0))
+    return interval(lo, hi[1])
+
+
+def _pld(releases: list[Release], delta: Fraction) -> tuple:
+    events = [e for r in releases for e in r.events]
+    if any(not r.events for r in releases):       # a support shift: infinite loss
+        return (_inf(), _inf())
+    if not events:
+        return (mpmath.mpf(0), mpmath.mpf(0))
+    acc = PldAccountant()
+    for e in events:
+        acc = acc.compose(e)
+    lo, hi = ends(acc.epsilon(float(delta)).interval)
+    return (max(lo, mpmath.mpf(0)), hi)
+
+
+def alone(r: Release, delta: Fraction) -> Interval:
+    """The certified ε(δ) of one release by itself."""
+    return compose([r], delta)

@@ -1,0 +1,133 @@
+"""An output of any shape as its structure and its leaves.
+
+A mechanism may return a number, an array, a list or tuple, a dict, a set, or nests of
+them. :func:`flatten` reads it as
+
+* a **structure** — the containers, their lengths, a dict's key set, a set's members, and
+  the kind of every leaf — compared exactly between runs: a structure that differs between
+  ``d`` and ``d'`` under identical randomness and does not move with the noise is a release
+  without noise (a leaked key set, a length, a count);
+* **leaves** — the scalars at their paths (``"[0]"``, ``"['alice']"``, ``"[2][1]"``), numbers
+  read at their exact binary value, other scalars (strings, None, bytes) compared as they
+  are.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = ["Tree", "flatten", "same_leaf", "same_tree", "leaf_fraction"]
+
+_MAX_LEAVES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Tree:
+    """``structure`` (a hashable description), ``paths`` and ``values`` of the leaves
+    (numbers as Python int/float/bool, other scalars as they are)."""
+
+    structure: tuple
+    paths: tuple
+    values: tuple
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def _key_text(k) -> str:
+    return repr(k.item() if isinstance(k, np.generic) else k)
+
+
+def _sort_key(k):
+    return (type(k).__name__, repr(k))
+
+
+def _scalar(x):
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, bool):
+        return "bool", x
+    if isinstance(x, numbers.Integral):
+        return "int", int(x)
+    if isinstance(x, numbers.Real):
+        return "float", float(x)
+    if isinstance(x, numbers.Complex):
+        return "complex", complex(x)
+    return type(x).__name__, x
+
+
+def flatten(out) -> Tree:
+    """The :class:`Tree` of an output (see the module doc)."""
+    structure: list = []
+    paths: list = []
+    values: list = []
+
+    def walk(x, path: str):
+        if len(paths) > _MAX_LEAVES:
+            raise ValueError(f"the output has more than {_MAX_LEAVES} leaves")
+        if isinstance(x, np.ndarray):
+            structure.append((path, "array", x.shape, x.dtype.kind))
+            if x.dtype.kind == "O":
+                for idx in np.ndindex(x.shape):
+                    walk(x[idx], f"{path}[{', '.join(map(str, idx))}]")
+                return
+            flat = x.reshape(-1)
+            for i, idx in enumerate(np.ndindex(x.shape)):
+                kind, v = _scalar(flat[i])
+                paths.append(f"{path}[{', '.join(map(str, idx))}]")
+                values.append(v)
+            return
+        if isinstance(x, dict):
+            keys = sorted(x, key=_sort_key)
+            structure.append((path, "dict", tuple(_key_text(k) for k in keys)))
+            for k in keys:
+                walk(x[k], f"{path}[{_key_text(k)}]")
+            return
+        if isinstance(x, (set, frozenset)):
+            members = tuple(sorted(_key_text(k) for k in x))
+            structure.append((path, type(x).__name__, members))
+            return
+        if isinstance(x, (list, tuple)):
+            structure.append((path, type(x).__name__, len(x)))
+            for i, v in enumerate(x):
+                walk(v, f"{path}[{i}]")
+            return
+        kind, v = _scalar(x)
+        structure.append((path, kind))
+        paths.append(path or "output")
+        values.append(v)
+
+    walk(out, "")
+    return Tree(tuple(structure), tuple(paths), tuple(values))
+
+
+def same_leaf(a, b) -> bool:
+    """Exact equality of two leaf values (NaN equal to NaN)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:
+        return a is b
+
+
+def leaf_fraction(v) -> Fraction | None:
+    """A finite numeric leaf at its exact binary value (None for anything else)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return Fraction(v)
+
+
+def same_tree(a: Tree | None, b: Tree | None) -> bool:
+    """Equal structure and equal leaves (NaN equal to NaN)."""
+    if a is None or b is None:
+        return a is b
+    return a.structure == b.structure and len(a) == len(b) and all(
+        same_leaf(x, y) for x, y in zip(a.values, b.values))

@@ -1,0 +1,143 @@
+"""What a trace returns: its findings and its result, as small immutable values."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+
+from privtools.certified import Interval, interval
+
+__all__ = ["Finding", "TraceResult", "KINDS", "round_down", "round_up"]
+
+KINDS = ("data-dependent-parameter", "unnoised-output", "sensitivity", "untraceable",
+         "noise-dependent-control-flow")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the trace found: ``kind`` (one of :data:`KINDS`), ``where`` (a call or an
+    output path), ``detail`` (what differs, with the values), ``loss`` (``math.inf`` for
+    an infinite privacy loss, a float for a certified lower end, None when not a loss) and
+    whether it is ``exact`` (decided without statistics: the same for every seed)."""
+
+    kind: str
+    where: str
+    detail: str
+    loss: float | None = None
+    exact: bool = True
+
+    def describe(self) -> str:
+        loss = "" if self.loss is None else (
+            "; privacy loss infinite" if self.loss == math.inf else
+            f"; privacy loss at least {self.loss:.6g}")
+        return f"{self.kind} at {self.where}: {self.detail}{loss}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "where": self.where, "detail": self.detail,
+                "loss": None if self.loss is None else (
+                    "inf" if self.loss == math.inf else self.loss),
+                "exact": self.exact, "description": self.describe()}
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    """Outcome of :func:`trace_mechanism` (see the module doc).
+
+    ``epsilon_interval``: the certified ε(δ) interval of the pair's view (the pure ε when
+    δ = 0), or None where it is not decidable. ``releases``: the certified releases
+    composed into it. ``calls``: the recorded calls on ``d`` in words. ``decided`` and
+    ``undecided``: what the trace settled and what it left, in words. ``candidates``:
+    output events for a black-box confirmation (:func:`confirm`) when the noise steers the
+    control flow. ``runs``: how many times the mechanism ran."""
+
+    verdict: str
+    findings: tuple
+    interval_ends: tuple | None          # exact ends (mpf) of the certified interval
+    epsilon: float
+    delta: float
+    releases: tuple = ()
+    calls: tuple = ()
+    decided: tuple = ()
+    undecided: tuple = ()
+    candidates: tuple = ()
+    arithmetic: str = "exact"
+    runs: int = 0
+    seed: int | None = None
+    user_code: object = None
+
+    @property
+    def epsilon_interval(self) -> Interval | None:
+        """The certified ε(δ) interval of the pair's view (None where not decidable)."""
+        if self.interval_ends is None:
+            return None
+        return interval(*self.interval_ends)
+
+    @property
+    def epsilon_bounds(self) -> tuple[float, float] | None:
+        """The interval's ends as floats rounded outward (None without an interval)."""
+        if self.interval_ends is None:
+            return None
+        lo, hi = self.interval_ends
+        return round_down(lo), round_up(hi)
+
+    def kinds(self) -> tuple:
+        return tuple(sorted({f.kind for f in self.findings}))
+
+    def summary(self) -> str:
+        claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
+        b = self.epsilon_bounds
+        eps = "" if b is None else (f"; certified ε{'(δ)' if self.delta else ''} of the pair "
+                                    f"in [{b[0]:.6g}, {b[1]:.6g}]")
+        head = f"{self.verdict.upper()} (trace): claim {claim}{eps}"
+        if self.findings:
+            head += f"; {len(self.findings)} finding(s): " + ", ".join(self.kinds())
+        return head
+
+    def describe(self) -> str:
+        """A readable report: verdict, findings, releases, what was and was not decided."""
+        lines = [self.summary()]
+        lines += [f"  finding: {f.describe()}" for f in self.findings]
+        lines += [f"  release: {r.describe()}" for r in self.releases[:20]]
+        if len(self.releases) > 20:
+            lines.append(f"  … {len(self.releases) - 20} more releases")
+        lines += [f"  decided: {x}" for x in self.decided]
+        lines += [f"  undecided: {x}" for x in self.undecided]
+        if self.candidates:
+            lines.append("  candidate events for a sampled confirmation: " +
+                         "; ".join(e.describe() for e in self.candidates[:6]))
+        if self.user_code is not None:
+            lines += ["  " + x for x in self.user_code.lines()]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        b = self.epsilon_bounds
+        return {"verdict": self.verdict, "mode": "trace", "epsilon": self.epsilon,
+                "delta": self.delta, "arithmetic": self.arithmetic,
+                "epsilon_interval": None if b is None else [
+                    b[0], b[1] if math.isfinite(b[1]) else "inf"],
+                "findings": [f.to_dict() for f in self.findings],
+                "releases": [{"where": r.where, "law": r.law, "shift": str(r.shift),
+                              "exact": r.exact} for r in self.releases],
+                "calls": list(self.calls), "decided": list(self.decided),
+                "undecided": list(self.undecided),
+                "candidates": [e.to_dict() for e in self.candidates],
+                "runs": self.runs, "seed": self.seed,
+                "user_code": None if self.user_code is None else self.user_code.to_dict()}
+
+
+def round_up(x) -> float:
+    """An mpf as a float rounded up (+inf stays)."""
+    if not mpmath.isfinite(x):
+        return math.inf
+    f = float(x)
+    return f if mpmath.mpf(f) >= x else math.nextafter(f, math.inf)
+
+
+def round_down(x) -> float:
+    """An mpf as a float rounded down."""
+    if not mpmath.isfinite(x):
+        return math.inf
+    f = float(x)
+    return f if mpmath.mpf(f) <= x else math.nextafter(f, -math.inf)

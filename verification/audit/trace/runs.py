@@ -1,0 +1,68 @@
+"""Running a mechanism under the recording generator: record, replay, probe, centre.
+
+Every run calls ``mechanism(dataset, 1, rng)`` — one release, the auditor's contract with
+``size = 1`` — on a fresh :class:`~.recorder.TracingGenerator`, and returns a :class:`Run`:
+the output read as a :class:`~.leaves.Tree`, the calls made, and whether the replay stayed
+coupled to its recording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from privtools.errors import UserCodeError
+
+from .leaves import Tree, flatten
+from .recorder import Call, Session, TracingGenerator
+
+__all__ = ["Run", "Runner"]
+
+# the replay's bit generator is keyed apart from every recording's
+_REPLAY_KEY = 0x5EED_7AC3
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: ``tree`` (None when the mechanism raised, ``error`` then says what),
+    ``calls``, ``diverged`` (why the replay lost its coupling, or None) and ``untraced``
+    (notes of randomness taken around the catalogue)."""
+
+    tree: Tree | None
+    calls: tuple
+    diverged: str | None = None
+    untraced: tuple = ()
+    error: str | None = None
+
+
+class Runner:
+    """Runs of one guarded mechanism (a :class:`privtools.usercode.UserCode`)."""
+
+    def __init__(self, mechanism):
+        self.mechanism = mechanism
+        self.count = 0
+
+    def _run(self, data, session: Session, key: int, *, tolerate: bool) -> Run:
+        self.count += 1
+        gen = TracingGenerator(key, session)
+        try:
+            out = self.mechanism(data, 1, gen)
+            tree = flatten(out)
+        except UserCodeError as exc:
+            if not tolerate:
+                raise
+            return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
+                       exc.cause if hasattr(exc, "cause") else str(exc))
+        except ValueError as exc:          # an output too large to read
+            return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
+                       str(exc))
+        return Run(tree, tuple(session.calls), session.diverged, tuple(session.untraced))
+
+    def record(self, data, seed: int) -> Run:
+        """A fresh run whose draws are recorded (errors of the mechanism propagate)."""
+        return self._run(data, Session("record"), seed, tolerate=False)
+
+    def replay(self, data, recorded: tuple[Call, ...], *, probe=None, center=False,
+               tolerate=True) -> Run:
+        """A run served the ``recorded`` draws (perturbed by ``probe``, or centred)."""
+        s = Session("replay", list(recorded), probe=probe, center=center)
+        return self._run(data, s, _REPLAY_KEY, tolerate=tolerate)
