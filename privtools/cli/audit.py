@@ -21,7 +21,6 @@ while it runs or while the mechanism draws — are bad input (exit 2, one line n
 from __future__ import annotations
 
 import json
-import math
 import os
 import runpy
 import sys
@@ -31,6 +30,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
 from privtools.errors import ParameterError
 
 console = Console(stderr=True)
@@ -44,10 +44,6 @@ def _progress_bar(total: int, quiet: bool):
     task = bar.add_task("drawing", total=total)
     return bar, (lambda k: bar.advance(task, k))
 
-
-def _verdict_line(verdict: str, text: str) -> str:
-    colour = {"pass": "green", "fail": "red"}.get(verdict, "yellow")
-    return f"[bold {colour}]{verdict.upper()}[/bold {colour}] {text}"
 
 
 # Limits that keep an audit within minutes (2 cores): a mechanism audit simulates
@@ -75,7 +71,8 @@ MODE_OPTIONS = {
     "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
                        "features", "learners", "workers", "stop_early", "bits", "timeout",
-                       "total_timeout"),
+                       "total_timeout", "trace", "no_trace", "declared", "modulus",
+                       "arithmetic"),
 }
 SEARCH_OPTIONS = ("datasets", "budget")
 EXACT_SAMPLERS = ("laplace", "gaussian")
@@ -131,6 +128,21 @@ def audit(
     total_timeout: float = typer.Option(None, "--total-timeout", metavar="SECONDS",
                                         help="--mechanism-file: the most the whole audit or "
                                         "search may take (default 3600)"),
+    trace: bool = typer.Option(False, "--trace", help="--mechanism-file, one pair: the "
+                               "grey-box audit alone — the noise calls traced, the mechanism "
+                               "replayed on --d-prime with the same draws, bugs decided "
+                               "exactly and the pair's ε certified, no sampling (by default "
+                               "the trace runs first and sampling covers what it leaves)"),
+    no_trace: bool = typer.Option(False, "--no-trace", help="--mechanism-file: the sampled "
+                                  "audit alone (no trace first)"),
+    declared: str = typer.Option(None, metavar="SENSITIVITY", help="trace: the most any "
+                                 "output may move between --d and --d-prime; a larger shift "
+                                 "is a finding whatever the claim"),
+    modulus: int = typer.Option(None, help="trace: integer outputs live in Z_m (a modular "
+                                "secure sum's view)"),
+    arithmetic: str = typer.Option("exact", help="trace: exact (continuous float noise is "
+                                   "never certified) or real (accept the real-arithmetic law "
+                                   "of continuous noise)"),
     n: int = typer.Option(16, help="users per batch (mechanism mode)"),
     horizon: int = typer.Option(10**6, help="horizon T; the plan uses p = 1/T"),
     s: str = typer.Option("1", help="Skellam / discrete Gaussian scale s >= 1"),
@@ -172,6 +184,9 @@ def audit(
         job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
                         budget, features, learners, workers, samples, bits, timeout,
                         total_timeout)
+        from privtools.cli.trace import check_trace_options
+
+        check_trace_options(job, trace, no_trace, declared, modulus, arithmetic)
         _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta
@@ -569,6 +584,11 @@ def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
                     learners=learners, executor=executor, progress=tick,
                     search_learners=("logistic",) if "logistic" in learners else learners[:1],
                     bits=job["bits"])
+            if job.get("trace", "off") != "off":
+                from privtools.cli.trace import traced
+
+                return traced(mechanism, job, alpha, seed, features, learners, executor,
+                              tick, job["bits"])
             return audit_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"],
                                    job["samples"], seed, job["delta"], alpha,
                                    features=features, learners=learners, executor=executor,
@@ -611,88 +631,21 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
     finally:
         if bar:
             bar.stop()
+    if isinstance(res, tuple):                       # traced: (trace, confirmation, audit)
+        from privtools.cli import trace as _trace
+
+        if as_json:
+            print(json.dumps(plain(_trace.to_dict(job, *res, report)), indent=2,
+                             allow_nan=False, default=str))
+        else:
+            level = alpha / 2 if res[1] is not None else alpha
+            _trace.print_trace(*res, job, seed, level, report, print_file_result)
+        raise typer.Exit(0 if _trace.verdict_of(*res) in ("pass", "holds") else 1)
     if as_json:
         info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
                 "kind": "search" if search else "audit", **res.to_dict(),
                 "user_code": None if report is None else report.to_dict()}
         print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
     else:
-        _print_file_result(job, res, seed, alpha, report)
+        print_file_result(job, res, seed, alpha, report)
     raise typer.Exit(0 if res.passed else 1)
-
-
-def _print_file_result(job: dict, res, seed: int, alpha: float, report=None) -> None:
-    from rich.markup import escape
-
-    out = Console()
-    audit = res.audit if job["search"] else res
-    claim = f"ε = {job['epsilon']:g}" + (f", δ = {job['delta']:g}" if job["delta"] else "")
-    c = audit.counts
-    tested = _tested(c)
-    kind = audit.output_type + (" (with events on their float bits)" if job["bits"] else "")
-    if job["search"]:
-        out.print(escape(f"{job['spec']}: search over {res.pairs} {job['neighbours']} pairs "
-                         f"of {len(job['data'])} dataset(s); claim {claim}"))
-        out.print(escape(f"{res.search_draws:,} draws chose the pair and the event; {tested} "
-                         f"fresh draws tested it; outputs: {kind}"))
-    else:
-        out.print(escape(f"{job['spec']}: d = {_short(job['d'])}, d' = "
-                         f"{_short(job['d_prime'])}; claim {claim}"))
-        out.print(escape(f"{audit.n_samples:,} draws per dataset: "
-                         f"{audit.selection.get('n_train', 0):,} chose the event, {tested} "
-                         f"fresh draws tested it; outputs: {kind}"))
-    p_value = f"p = {audit.p_value:.3g}" if audit.p_value > 0 else "p < 1e-300"
-    text = (f"ε ≥ {res.epsilon_lower:.4g} with confidence {1 - alpha:g} (claim {claim}; "
-            f"{p_value})")
-    out.print(_verdict_line(res.verdict, escape(text)))
-    if job["search"]:
-        out.print(escape(f"pair: d = {_short(res.d)}, d' = {_short(res.d_prime)}"))
-    event = audit.event
-    if event is not None:
-        fav, other = ("d", "d'") if event.direction == "d" else ("d'", "d")
-        counts = ""
-        if {"count_favoured", "count_other"} <= c.keys():
-            counts = (f": in {c['count_favoured']:,} of "
-                      f"{c.get('n_favoured', c.get('n_test', 0)):,} test draws on {fav}, "
-                      f"{c['count_other']:,} of {c.get('n_other', c.get('n_test', 0)):,} on "
-                      f"{other}")
-        out.print(escape(f"witness: {event.describe()}{counts}"), soft_wrap=True)
-    if audit.reason and audit.verdict != "fail":
-        out.print(escape(audit.reason), soft_wrap=True)
-    out.print(escape(f"seed {seed}: the same options with --seed {seed} repeat this exactly"))
-    for line in ([] if report is None else report.lines()):
-        out.print(escape(line), soft_wrap=True)
-
-
-def _tested(c: dict) -> str:
-    """How many test draws there were per dataset (the test split may be Poissonised)."""
-    a, b = c.get("n_favoured"), c.get("n_other")
-    if a is not None and b is not None and a != b:
-        return f"{a:,} and {b:,}"
-    n = a if a is not None else c.get("n_test", 0)
-    return f"{n:,} per dataset"
-
-
-def _short(x, width: int = 80) -> str:
-    text = json.dumps(plain(x))
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def plain(x):
-    """``x`` as plain JSON values: numpy scalars and arrays unwrapped, tuples as lists,
-    non-finite floats as the strings "inf", "-inf", "nan", keys as strings."""
-    import numpy as np
-
-    if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return plain(x.tolist())
-    if isinstance(x, np.generic):
-        return plain(x.item())
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if isinstance(x, (bytes, bytearray)):
-        return x.hex()
-    return x

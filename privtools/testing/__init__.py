@@ -196,9 +196,9 @@ def _exact(mechanism, d, d_prime, eps: float, delta: float) -> ExactResult:
 
 # ---------------------------------------------------------------- the assertions
 def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, datasets=None,
-                   neighbours=None, exact=False, *, max_samples: int | None = None,
-                   n_samples: int | None = None, alpha: float = DEFAULT_ALPHA,
-                   rng=DEFAULT_SEED, **audit_options):
+                   neighbours=None, exact=False, *, mode: str | None = None,
+                   max_samples: int | None = None, n_samples: int | None = None,
+                   alpha: float = DEFAULT_ALPHA, rng=DEFAULT_SEED, **audit_options):
     """Assert that ``mechanism(dataset, size, rng)`` shows no violation of (ε, δ)-DP.
 
     On one pair ``d``, ``d_prime``: the sequential audit (at most ``max_samples`` draws per
@@ -211,6 +211,14 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
     ``learners``, ``bits``, ``executor``), and ``max_examples`` / ``screen_samples`` to the
     search (see :func:`find_counterexample`). Returns the audit on success.
 
+    ``mode="trace"``: the grey-box audit (:func:`verification.audit.trace_mechanism`) —
+    deterministic, so it cannot flake: it passes only when the trace *holds* (a certificate
+    for the pair), and fails on a finding or when it cannot decide (inconclusive is never a
+    pass). With ``datasets=`` it searches the pairs for the largest certified loss
+    (:func:`verification.audit.search_traced`). ``audit_options`` then go to the trace
+    (``declared``, ``modulus``, ``arithmetic``, ``rtol``, ``timeout``, ``total_timeout``;
+    ``max_examples`` for the search).
+
     A pair is checked before any draw: identical datasets are refused, and with
     ``neighbours`` given explicitly (a relation name or a callable ``d -> neighbours``) a
     pair that is not neighbouring under it. The mechanism is the user's code and runs
@@ -222,6 +230,14 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
     relation = None if neighbours is None or _is_strategy(neighbours) else neighbours
     neighbours = "replace-one" if neighbours is None else neighbours
     eps, delta = _claim(mechanism, epsilon, delta)
+    if mode not in (None, "audit", "trace"):
+        raise ParameterError(f"mode must be None, 'audit' or 'trace', got {mode!r}")
+    if mode == "trace":
+        if exact or n_samples is not None or max_samples is not None:
+            raise ParameterError("mode='trace' samples nothing: exact, n_samples and "
+                                 "max_samples do not apply")
+        return _trace(mechanism, d, d_prime, eps, delta, datasets, neighbours, relation, rng,
+                      audit_options)
     search_opts = {k: audit_options.pop(k) for k in _SEARCH_OPTIONS if k in audit_options}
     search = datasets is not None or _is_strategy(neighbours)
     if search_opts and not search:
@@ -266,6 +282,34 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
         line = _reproduce(mechanism, d, d_prime, eps, delta, res.seed,
                           n_samples=n_samples, max_samples=max_samples)
         raise PrivacyAssertionError(f"privacy audit {res.summary()}\nreproduce: {line}", res)
+    return res
+
+
+def _trace(mechanism, d, d_prime, eps, delta, datasets, neighbours, relation, rng, options):
+    """``assert_private(mode="trace")``: one pair traced, or the pairs searched."""
+    __tracebackhide__ = True
+    from verification.audit import check_pair, search_traced, trace_mechanism
+
+    if datasets is not None or _is_strategy(neighbours):
+        if d is not None or d_prime is not None:
+            raise ParameterError("give either the pair d, d_prime or datasets=, not both")
+        require("hypothesis", "testing", "the traced search")
+        from . import strategies
+
+        pairs = strategies.neighbouring_pairs(datasets, neighbours)
+        found = search_traced(mechanism, eps, pairs, delta, rng=rng, **options)
+        if found.verdict != "holds":
+            raise PrivacyAssertionError("traced search " + found.summary() + (
+                "" if found.trace is None else "\n" + found.trace.describe()), found.trace,
+                found)
+        return found
+    if d is None or d_prime is None:
+        raise ParameterError("give the neighbouring pair d and d_prime, or datasets= to "
+                             "search for one")
+    check_pair(d, d_prime, relation)
+    res = trace_mechanism(mechanism, d, d_prime, eps, delta, rng=rng, **options)
+    if res.verdict != "holds":
+        raise PrivacyAssertionError("privacy trace " + res.describe(), res)
     return res
 
 
