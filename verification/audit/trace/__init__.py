@@ -8,6 +8,9 @@
   tested on fresh draws, Bonferroni over the candidates (:mod:`.confirm`).
 * :func:`search_traced` — hypothesis searches datasets for the pair of largest certified
   loss and shrinks it (:mod:`.search`).
+* :func:`trace_plan`, :func:`trace_run` — the project's own deployment paths (a protocol
+  batch's server view; a whole batch-successive-elimination run) traced release by release
+  against their plan (:mod:`.plans`).
 
 Underneath: the recording generator (:mod:`.recorder`), runs (:mod:`.runs`), outputs of
 any shape (:mod:`.leaves`), the probes' linear model (:mod:`.model`) and the releases'
@@ -16,8 +19,10 @@ certified losses (:mod:`.certify`).
 
 from .api import ARITHMETIC, KINDS, RTOL, Finding, TraceResult, trace_mechanism
 from .confirm import confirm
+from .plans import PlanTrace, RunTrace, trace_plan, trace_run
 from .recorder import TracingGenerator
 from .search import TracedSearch, search_traced
 
 __all__ = ["trace_mechanism", "TraceResult", "Finding", "KINDS", "ARITHMETIC", "RTOL",
-           "confirm", "search_traced", "TracedSearch", "TracingGenerator"]
+           "confirm", "search_traced", "TracedSearch", "TracingGenerator", "trace_plan",
+           "trace_run", "PlanTrace", "RunTrace"]

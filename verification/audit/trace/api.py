@@ -63,6 +63,7 @@ RTOL = 2.0 ** -40
 _FRESH = 4                  # fresh runs per dataset that test the control flow
 _COUPLED = 32               # coupled runs that propose candidate events
 _CANDIDATES = 8             # candidate events handed to a sampled confirmation
+_PRIMITIVES = 10_000        # calls kept in the result
 
 
 # ====================================================================== checks
@@ -454,6 +455,7 @@ class _Trace:
                            float(self.eps), float(
             self.delta), tuple(releases or ()), calls_text, tuple(self.decided),
             tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
+            tuple((c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]),
             self.runner.count, self.seed)
 
     @property

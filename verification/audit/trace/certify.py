@@ -66,6 +66,8 @@ class Release:
     exact: bool
     continuous: bool
     scale: Fraction | None = None
+    source: object = None          # the privtools law of the draws, or the numpy method
+    count: int = 1                 # how many i.i.d. draws the release sums
 
     def describe(self) -> str:
         kind = "" if self.exact else " (an upper bound)"
@@ -93,6 +95,14 @@ def release_of(where: str, method: str, scale, law, k: int, s: Fraction,
                modulus: int | None) -> Release | None:
     """The certified release of ``k`` i.i.d. draws shifted by ``s`` in total (None when the
     accountant knows no privacy-loss distribution for the law)."""
+    r = _release(where, method, scale, law, k, s, modulus)
+    if r is None:
+        return None
+    from dataclasses import replace
+    return replace(r, source=law if law is not None else method, count=k)
+
+
+def _release(where, method, scale, law, k, s, modulus):
     a = abs(s)
     if method == "laplace":
         b = scale
@@ -118,7 +128,9 @@ def release_of(where: str, method: str, scale, law, k: int, s: Fraction,
             pure = _pure_point(Fraction(n) / dl_scale) if dl_scale is not None else \
                 (_inf(), _inf())
         else:
-            pure = _wrapped_pure(_integer_pmf(law, k), n, modulus)
+            pure = _wrapped_pure(law, k, n, modulus)
+            if dl_scale is not None:        # a post-processing of the unwrapped Lap_Z
+                pure = (pure[0], min(pure[1], _pure_point(Fraction(n) / dl_scale)[1]))
         return Release(where, text, s, (ev,), pure, True, False, dl_scale)
     P = _integer_pmf(law, k)
     if P is None:
@@ -147,19 +159,42 @@ def _integer_event(law, k: int, n: int):
     return None, None
 
 
-def _integer_pmf(law, k: int) -> ExactPMF | None:
+def _summed_law(law, k: int):
+    """The law of k i.i.d. draws of ``law`` summed, where it has a closed form."""
+    if k == 1:
+        return law
+    if isinstance(law, PolyaDifference) and law.r * k == 1:
+        return DiscreteLaplace(law.scale)
+    if isinstance(law, Skellam) and getattr(law, "mu", 0) == 0:
+        return Skellam(law.variance * k)
+    return None
+
+
+def _integer_pmf(law, k: int, digits: int = _PMF_DPS) -> ExactPMF | None:
+    """Certified PMF of k summed draws, tail mass below 10^-digits (None if not built)."""
+    tail = Fraction(1, 10**digits)
+    dps = digits + 10
     try:
-        if k == 1:
-            return ExactPMF.from_distribution(law, dps=_PMF_DPS)
-        return sum_pmf(law, k, dps=_PMF_DPS)
+        total = _summed_law(law, k)
+        if total is not None:
+            return ExactPMF.from_distribution(total, dps=dps, tail=tail)
+        return sum_pmf(law, k, dps=dps, tail=tail)
     except Exception:
         return None
 
 
-def _wrapped_pure(P: ExactPMF | None, n: int, m: int) -> tuple:
-    if P is None:
-        return (mpmath.mpf(0), _inf())
-    return _wrapped_pure_pq(wrap(P, m), wrap(shift(P, n), m))
+def _wrapped_pure(law, k: int, n: int, m: int) -> tuple:
+    """Certified ends of the pure ε of the wrapped views: the PMF tabulated on a range that
+    covers Z_m where the tail allows (mass left untabulated leaves the upper end open)."""
+    best = (mpmath.mpf(0), _inf())
+    for digits in (30, 100, 300):
+        P = _integer_pmf(law, k, digits)
+        if P is None:
+            return best
+        best = _wrapped_pure_pq(wrap(P, m), wrap(shift(P, n), m))
+        if len(P.balls) >= m or mpmath.isfinite(best[1]):
+            return best
+    return best
 
 
 def _wrapped_pure_pq(P, Q) -> tuple:

@@ -5,7 +5,8 @@ both signs and far apart). An output leaf that moves by ``a·t`` for every ``t``
 *additive release* of that draw with coefficient ``a``; one that moves inconsistently, or
 changes kind, is a non-additive function of the noise; a probe that changes which calls are
 made, or the output's structure, shows control flow steered by the noise. Index draws
-(``choice``, ``permutation``, …) are probed by resampling them.
+(``choice``, ``permutation``, …) and draws of bounded laws (``random``, ``uniform``, ``beta``)
+are probed by resampling them: an output they move is not an additive release.
 
 With ``A`` the matrix of coefficients (leaves × draws) and ``Δc = c(d') − c(d)`` the shift of
 the unnoised values, the view on ``d'`` is the view on ``d`` with the draws shifted by any
@@ -32,6 +33,8 @@ __all__ = ["Draw", "Dependence", "draws_of", "probe", "Group", "groups_of", "sol
 #: Draw elements probed one by one; a run with more is not decided by the trace.
 MAX_PROBED = 4096
 _FACTORS = (1, -3, 29)
+# bounded laws are probed by resampling: a shift would leave their support
+_RESAMPLED = ("random", "uniform", "beta")
 _REL = Fraction(1, 10**9)
 
 
@@ -124,6 +127,19 @@ def _consistent(coefs: list[Fraction], integer: bool) -> Fraction | None:
     return simple if abs(simple - last) <= _REL * abs(last) else last
 
 
+def _modular(obs, m: int) -> Fraction | None:
+    """The integer coefficient a with d ≡ a·t (mod m) for every probe (t, d), read from the
+    smallest step; None when a probe disagrees."""
+    t0, d0 = min(obs, key=lambda td: abs(td[0]))
+    a = d0 / t0
+    if a.denominator != 1:
+        return None
+    for t, d in obs:
+        if (a * t - d).denominator != 1 or int(a * t - d) % m:
+            return None
+    return a
+
+
 def probe(runner, data, base, draws: list[Draw], *, modulus=None) -> Dependence:
     """Probe every draw of ``base`` (a coupled run on ``data``) — see the module doc."""
     dep = Dependence()
@@ -131,7 +147,7 @@ def probe(runner, data, base, draws: list[Draw], *, modulus=None) -> Dependence:
     calls = base.calls
     for di, dr in enumerate(draws):
         call = calls[dr.call]
-        if dr.family == "index":
+        if dr.family == "index" or dr.method in _RESAMPLED:
             ts = ("resample", "resample")
         else:
             unit = _step(dr, call)
@@ -150,9 +166,12 @@ def probe(runner, data, base, draws: list[Draw], *, modulus=None) -> Dependence:
                 dep.steered.append(f"moving {dr.where()} by {t}: {what}")
                 broke = True
                 break
+            tq = None if t == "resample" else (Fraction(t) if isinstance(t, int)
+                                                 else as_fraction(t))
             for j, (a, b) in enumerate(zip(values, run.tree.values)):
                 if same_leaf(a, b):
-                    per_leaf.setdefault(j, [])
+                    if tq is not None:
+                        per_leaf.setdefault(j, []).append((tq, Fraction(0)))
                     continue
                 if t == "resample":
                     dep.nonlinear.add(j)
@@ -161,17 +180,16 @@ def probe(runner, data, base, draws: list[Draw], *, modulus=None) -> Dependence:
                 if d is None or isinstance(a, bool):
                     dep.nonlinear.add(j)
                     continue
-                per_leaf.setdefault(j, []).append((Fraction(t) if isinstance(t, int)
-                                                   else as_fraction(t), d))
+                per_leaf.setdefault(j, []).append((tq, d))
         if broke:
             continue
         for j, obs in per_leaf.items():
-            if not obs:
+            if all(d == 0 for _, d in obs):
                 continue
-            if len(obs) != len(ts):            # moved by some probes, not by others
-                dep.nonlinear.add(j)
-                continue
-            a = _consistent([d / t for t, d in obs], isinstance(values[j], int))
+            if modulus is not None and isinstance(values[j], int):
+                a = _modular(obs, modulus)
+            else:
+                a = _consistent([d / t for t, d in obs], isinstance(values[j], int))
             if a is None:
                 dep.nonlinear.add(j)
             else:

@@ -50,7 +50,9 @@ class TraceResult:
     composed into it. ``calls``: the recorded calls on ``d`` in words. ``decided`` and
     ``undecided``: what the trace settled and what it left, in words. ``candidates``:
     output events for a black-box confirmation (:func:`confirm`) when the noise steers the
-    control flow. ``runs``: how many times the mechanism ran."""
+    control flow. ``primitives``: the calls on ``d`` as ``(method, family, shape, params)``
+    (params hold the law object of a law call). ``runs``: how many times the mechanism
+    ran."""
 
     verdict: str
     findings: tuple
@@ -63,6 +65,7 @@ class TraceResult:
     undecided: tuple = ()
     candidates: tuple = ()
     arithmetic: str = "exact"
+    primitives: tuple = ()             # (method, family, shape, params) of each call on d
     runs: int = 0
     seed: int | None = None
     user_code: object = None
