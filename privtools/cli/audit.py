@@ -67,7 +67,7 @@ MAX_TIMEOUT = 7 * 24 * 3600   # --timeout / --total-timeout: at most a week
 MODE_FLAGS = {"mechanism": "--mechanism", "sampler": "--sampler",
               "mechanism_file": "--mechanism-file"}
 MODE_OPTIONS = {
-    "mechanism": ("epsilon", "n", "horizon", "s", "delta"),
+    "mechanism": ("epsilon", "n", "horizon", "s", "delta", "trace"),
     "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
                        "features", "learners", "workers", "stop_early", "bits", "timeout",
@@ -196,6 +196,10 @@ def audit(
             from verification.mechanisms import protocol_mechanism
 
             pm = protocol_mechanism(mechanism, epsilon, n, horizon=horizon, s=s, delta=delta)
+            if trace:
+                from privtools.cli.trace import run_plan_trace
+
+                run_plan_trace(mechanism, pm, seed, as_json)        # exits 0 or 1
             bar, tick = _progress_bar(2 * samples, as_json)
             if bar:
                 bar.start()

@@ -17,7 +17,7 @@ import json
 
 from privtools.errors import ParameterError
 
-__all__ = ["TRACE_OPTIONS", "check_trace_options", "traced", "print_trace"]
+__all__ = ["TRACE_OPTIONS", "check_trace_options", "traced", "print_trace", "run_plan_trace"]
 
 TRACE_OPTIONS = ("trace", "no_trace", "declared", "modulus", "arithmetic")
 ARITHMETIC = ("exact", "real")
@@ -131,3 +131,27 @@ def print_trace(tr, conf, res, job: dict, seed: int, alpha: float, report, print
     elif report is not None:
         for line in report.lines():
             out.print(escape(line), soft_wrap=True)
+
+
+def run_plan_trace(name: str, pm, seed: int, as_json: bool) -> None:
+    """``privtools audit --mechanism NAME --trace``: the protocol's batch view traced
+    against its plan (:func:`verification.audit.trace_plan`); exits 0 when it holds."""
+    import typer
+    from rich.console import Console
+    from rich.markup import escape
+
+    from privtools.cli.report import _verdict_line, plain
+    from verification.audit.trace import trace_plan
+
+    res = trace_plan(pm.plan, rng=seed)
+    if as_json:
+        print(json.dumps(plain({"mode": "mechanism", "mechanism": name, "kind": "trace",
+                                **res.to_dict()}), indent=2, allow_nan=False, default=str))
+    else:
+        out = Console()
+        lines = res.describe().splitlines()
+        out.print(_verdict_line(res.verdict, escape(lines[0].split(": ", 1)[1])),
+                  soft_wrap=True)
+        for line in lines[1:]:
+            out.print(escape(line), soft_wrap=True)
+    raise typer.Exit(0 if res.verdict == "holds" else 1)

@@ -312,10 +312,24 @@ class _OpenDPBackend:
         return value
 
     def draw(self, dataset, size: int, rng) -> np.ndarray:
-        del rng                         # OpenDP draws its own (OS-seeded) randomness
-        value = self._value(dataset)
+        value = self._value(dataset)    # OpenDP draws its own (OS-seeded) randomness
         meas = self.target
+        if getattr(rng, "trace_noise", None) is not None:     # under a trace: see _traced
+            out = self._traced(value, size, rng)
+            if out is not None:
+                return out
         return _to_array([meas(value) for _ in range(size)])
+
+    def _traced(self, value, size: int, rng):
+        from ._traced import opendp_noise, traced_release
+
+        if self.shape is None or self.shape[1] not in _INT_TYPES | _FLOAT_TYPES:
+            return None
+        integer = self.shape[1] in _INT_TYPES
+        values = np.broadcast_to(np.asarray(value, dtype=np.int64 if integer else float),
+                                 (size,) + np.shape(value))
+        return traced_release(rng, opendp_noise(self.target, integer), "opendp", values,
+                              lambda i: self.target(value))
 
     def __reduce__(self):
         try:
@@ -604,6 +618,20 @@ class _DiffprivlibBackend:
 
     def draw(self, dataset, size: int, rng) -> np.ndarray:
         value = _dpl_value(dataset)
+        if self.seedable and getattr(rng, "trace_noise", None) is not None:
+            from ._traced import dpl_noise, traced_release
+
+            made = []                   # the seeded copy, made while recording only
+
+            def one(i):
+                if not made:
+                    made.append(self._instance(rng))
+                return made[0].randomise(value)
+            out = traced_release(rng, dpl_noise(self.target), "diffprivlib",
+                                 np.full(size, value, dtype=np.int64 if self.integer
+                                         else float), one)
+            if out is not None:
+                return out
         mech = self._instance(rng)
         randomise = mech.randomise
         try:

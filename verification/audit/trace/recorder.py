@@ -193,7 +193,7 @@ class TracingGenerator(_G):
 
     # ------------------------------------------------------------------ the core
     def _serve(self, method, family, params, shape, fresh, *, loc=None, scale=None,
-               law=None, integer=False):
+               law=None, integer=False, law_scale=None):
         """Record or replay one call; return the values handed to the mechanism."""
         s = self._session
         if s.depth:                               # inside a law's own sampler: not a call
@@ -226,6 +226,8 @@ class TracingGenerator(_G):
         else:
             loc_a = scale_a = None
             x = z
+        if law_scale is not None:                 # a library's noise: x = z, scale known
+            scale_a = np.broadcast_to(np.asarray(law_scale, float), shape)
         call = Call(k, method, family, params, shape, z, x, loc_a, scale_a, law)
         if s.center and rec is not None:
             c = center_of(call)
@@ -426,6 +428,26 @@ class TracingGenerator(_G):
     def spawn(self, n_children):
         self._session.untraced.append("rng.spawn(): the children's draws are not traced")
         return _G.spawn(self, n_children)
+
+    # ------------------------------------------------------------------ libraries' noise
+    def trace_noise(self, method: str, shape, draw, *, scale=None, law=None,
+                    source: str = ""):
+        """The hook a DP library's adapter calls (``privtools.testing.adapters``): the
+        library's noise for ``shape`` releases, drawn by ``draw()`` when recording, recorded
+        as one call — ``method`` ``"laplace"`` or ``"normal"`` of ``scale`` (the noise
+        itself, centred at 0), or a privtools ``law`` (integer noise) — and served again
+        on replay, so a library that draws its own randomness is replayed exactly."""
+        shape = _shape(shape)
+        if law is not None:
+            x = self._serve(method, "law", {"size": shape, "law": law, "source": source},
+                            shape, lambda: np.asarray(draw(), dtype=np.int64).reshape(shape),
+                            law=law, integer=True)
+            return np.asarray(x, dtype=np.int64)
+        x = self._serve(method, "location",
+                        {"size": shape, "scale": _param(scale), "source": source}, shape,
+                        lambda: np.asarray(draw(), dtype=float).reshape(shape),
+                        law_scale=scale)
+        return np.asarray(x, dtype=float)
 
     # ------------------------------------------------------------------ privtools laws
     def trace_law(self, law, size, draw):
