@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["dpl_noise", "opendp_noise", "traced_release"]
+__all__ = ["dpl_noise", "opendp_noise", "traced_release", "dpl_draw", "opendp_draw"]
 
 
 def dpl_noise(mechanism):
@@ -99,3 +99,25 @@ def traced_release(rng, noise, source: str, values: np.ndarray, draw_one):
     if law is not None:
         return np.asarray(values, dtype=np.int64) + np.asarray(eta, dtype=np.int64)
     return np.asarray(values, dtype=float) + eta
+
+
+def dpl_draw(backend, value, size: int, rng):
+    """A diffprivlib backend's ``size`` releases on ``value`` under a trace (or None)."""
+    made = []                           # the seeded copy, made while recording only
+
+    def one(i):
+        if not made:
+            made.append(backend._instance(rng))
+        return made[0].randomise(value)
+    values = np.full(size, value, dtype=np.int64 if backend.integer else float)
+    return traced_release(rng, dpl_noise(backend.target), "diffprivlib", values, one)
+
+
+def opendp_draw(measurement, value, size: int, rng, integer: bool, numeric: bool):
+    """An OpenDP measurement's ``size`` releases on ``value`` under a trace (or None)."""
+    if not numeric:
+        return None
+    values = np.broadcast_to(np.asarray(value, dtype=np.int64 if integer else float),
+                             (size,) + np.shape(value))
+    return traced_release(rng, opendp_noise(measurement, integer), "opendp", values,
+                          lambda i: measurement(value))

@@ -23,10 +23,10 @@ draws each call from a copy seeded by ``rng``, so audits repeat bit for bit
 seeded: ``rng`` is accepted and ignored (``seedable = False``), so an audit of an OpenDP
 measurement repeats only up to its false-alarm rate ``alpha``.
 
-Neither library is imported when this module is: the adapters receive built objects,
-diffprivlib's are duck-typed (``randomise``, ``epsilon``, ``delta``) and OpenDP is imported
-only inside the functions that need it (``import diffprivlib`` fails with a scikit-learn
-newer than it supports; its ``mechanisms`` do not need scikit-learn)."""
+Under a grey-box trace the additive mechanisms release ``value + noise`` through the
+tracing generator (:mod:`privtools.testing._traced`). Neither library is imported here:
+diffprivlib's objects are duck-typed (``randomise``, ``epsilon``, ``delta``; ``import
+diffprivlib`` fails with a newer scikit-learn) and OpenDP is imported where needed."""
 
 from __future__ import annotations
 
@@ -86,13 +86,10 @@ class AdaptedMechanism:
 
     Notes
     -----
-    Pickling: diffprivlib adapters pickle (without the OS-seeded generator of an unseeded
-    mechanism: each call seeds its own copy). OpenDP measurements hold pointers into Rust
-    and do not pickle; their adapter pickles through ``opendp.serialize``/``deserialize``,
-    which rebuilds the measurement with its constructors — the receiving process needs the
-    same features enabled (inherited under the ``fork`` start method), and measurements
-    built from Python callbacks do not serialize. A derived ``datasets`` strategy is rebuilt
-    after unpickling; hypothesis strategies given by the user do not pickle.
+    Pickling: diffprivlib adapters pickle (each call seeds its own copy). OpenDP's pickle
+    through ``opendp.serialize``/``deserialize`` (the same features enabled in the receiving
+    process; measurements built from Python callbacks do not serialize). A derived
+    ``datasets`` strategy is rebuilt after unpickling; a user's strategy does not pickle.
     """
 
     __slots__ = ("library", "name", "epsilon", "delta", "d_in", "seedable", "claim_source",
@@ -315,21 +312,14 @@ class _OpenDPBackend:
         value = self._value(dataset)    # OpenDP draws its own (OS-seeded) randomness
         meas = self.target
         if getattr(rng, "trace_noise", None) is not None:     # under a trace: see _traced
-            out = self._traced(value, size, rng)
+            from ._traced import opendp_draw
+
+            carrier = None if self.shape is None else self.shape[1]
+            out = opendp_draw(meas, value, size, rng, carrier in _INT_TYPES,
+                              carrier in _INT_TYPES | _FLOAT_TYPES)
             if out is not None:
                 return out
         return _to_array([meas(value) for _ in range(size)])
-
-    def _traced(self, value, size: int, rng):
-        from ._traced import opendp_noise, traced_release
-
-        if self.shape is None or self.shape[1] not in _INT_TYPES | _FLOAT_TYPES:
-            return None
-        integer = self.shape[1] in _INT_TYPES
-        values = np.broadcast_to(np.asarray(value, dtype=np.int64 if integer else float),
-                                 (size,) + np.shape(value))
-        return traced_release(rng, opendp_noise(self.target, integer), "opendp", values,
-                              lambda i: self.target(value))
 
     def __reduce__(self):
         try:
@@ -619,17 +609,9 @@ class _DiffprivlibBackend:
     def draw(self, dataset, size: int, rng) -> np.ndarray:
         value = _dpl_value(dataset)
         if self.seedable and getattr(rng, "trace_noise", None) is not None:
-            from ._traced import dpl_noise, traced_release
+            from ._traced import dpl_draw
 
-            made = []                   # the seeded copy, made while recording only
-
-            def one(i):
-                if not made:
-                    made.append(self._instance(rng))
-                return made[0].randomise(value)
-            out = traced_release(rng, dpl_noise(self.target), "diffprivlib",
-                                 np.full(size, value, dtype=np.int64 if self.integer
-                                         else float), one)
+            out = dpl_draw(self, value, size, rng)     # under a trace: see _traced
             if out is not None:
                 return out
         mech = self._instance(rng)
@@ -710,7 +692,7 @@ def _dpl_name(mechanism) -> str:
     cls = type(mechanism).__name__
     try:
         text = repr(mechanism)
-    except Exception:
+    except Exception:  # noqa: BLE001 - any repr failure falls back to the class name
         text = cls
     start = text.find("(")          # diffprivlib: "diffprivlib.mechanisms.laplace.Laplace(...)"
     text = cls + text[start:] if start > 0 else cls
