@@ -181,12 +181,13 @@ def audit(
 
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
+        from privtools.cli.trace import check_trace_options, check_trace_values
+
+        traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
         job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
                         budget, features, learners, workers, samples, bits, timeout,
                         total_timeout)
-        from privtools.cli.trace import check_trace_options
-
-        check_trace_options(job, trace, no_trace, declared, modulus, arithmetic)
+        check_trace_options(job, traced)
         _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta

@@ -17,35 +17,45 @@ import json
 
 from privtools.errors import ParameterError
 
-__all__ = ["TRACE_OPTIONS", "check_trace_options", "traced", "print_trace", "run_plan_trace"]
+__all__ = ["TRACE_OPTIONS", "check_trace_values", "check_trace_options", "traced",
+           "print_trace", "run_plan_trace"]
 
 TRACE_OPTIONS = ("trace", "no_trace", "declared", "modulus", "arithmetic")
 ARITHMETIC = ("exact", "real")
 
 
-def check_trace_options(job: dict, trace: bool, no_trace: bool, declared, modulus,
-                        arithmetic: str) -> None:
-    """The trace's options of a --mechanism-file job, checked before any user code runs."""
+def check_trace_values(trace: bool, no_trace: bool, declared, modulus,
+                       arithmetic: str) -> dict:
+    """The trace's option values, checked before any file is read."""
     from privtools.cli import checks
 
     if trace and no_trace:
         raise ParameterError("--trace and --no-trace: give one of them (--trace runs the "
                              "trace alone, --no-trace the sampled audit alone)")
-    if trace and job["search"]:
-        raise ParameterError("--trace traces one pair: give --d and --d-prime")
-    job["trace"] = "only" if trace else ("off" if no_trace or job["search"] else "first")
-    if job["trace"] == "off":
-        checks.refuse(checks.given("declared", "modulus", "arithmetic"),
-                      "applies to the trace (one pair, without --no-trace) only")
-    job["declared"] = None if declared is None else float(
-        checks.number("declared", declared, nonnegative=True))
+    out = {"declared": None if declared is None else float(
+        checks.number("declared", declared, nonnegative=True))}
     if modulus is not None:
         checks.int_range("modulus", modulus, 2, 2**62)
-    job["modulus"] = modulus
     if arithmetic not in ARITHMETIC:
         raise ParameterError(f"--arithmetic must be one of {', '.join(ARITHMETIC)}, got "
                              f"{arithmetic!r}")
-    job["arithmetic"] = arithmetic
+    out.update(modulus=modulus, arithmetic=arithmetic, trace=trace, no_trace=no_trace)
+    return out
+
+
+def check_trace_options(job: dict, values: dict) -> None:
+    """The trace's mode of a --mechanism-file job (values from :func:`check_trace_values`)."""
+    from privtools.cli import checks
+
+    if values["trace"] and job["search"]:
+        raise ParameterError("--trace traces one pair: give --d and --d-prime")
+    job["trace"] = "only" if values["trace"] else (
+        "off" if values["no_trace"] or job["search"] else "first")
+    if job["trace"] == "off":
+        checks.refuse(checks.given("declared", "modulus", "arithmetic"),
+                      "applies to the trace (one pair, without --no-trace) only")
+    job.update(declared=values["declared"], modulus=values["modulus"],
+               arithmetic=values["arithmetic"])
 
 
 def traced(mechanism, job: dict, alpha: float, seed: int, features, learners, executor, tick,

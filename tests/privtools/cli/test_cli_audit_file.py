@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from fractions import Fraction
 
 import pytest
 from typer.testing import CliRunner
@@ -91,7 +92,8 @@ def _strict_json(text: str) -> dict:
 
 # ------------------------------------------------------------------ one pair
 def test_leaky_histogram_fails_with_exit_1_and_shows_the_witness(mech):
-    res = _audit(mech("leaky_histogram"), *PAIR, *SMALL, "--learners", "logistic")
+    res = _audit(mech("leaky_histogram"), *PAIR, *SMALL, "--learners", "logistic",
+                 "--no-trace")
     assert res.exit_code == 1, res.output
     out = " ".join(res.stdout.split())
     assert "FAIL" in out and "claim ε = 1" in out
@@ -101,7 +103,7 @@ def test_leaky_histogram_fails_with_exit_1_and_shows_the_witness(mech):
 
 
 def test_json_parses_and_holds_the_verdict_bound_and_event(mech):
-    res = _audit(mech("leaky_histogram"), *PAIR, *SMALL, *FAST, "--json")
+    res = _audit(mech("leaky_histogram"), *PAIR, *SMALL, *FAST, "--json", "--no-trace")
     assert res.exit_code == 1, res.output
     out = _strict_json(res.stdout)
     assert out["mode"] == "mechanism-file" and out["kind"] == "audit"
@@ -113,6 +115,30 @@ def test_json_parses_and_holds_the_verdict_bound_and_event(mech):
     assert res.exit_code == 0, res.output
     out = _strict_json(res.stdout)
     assert out["verdict"] == "pass" and out["epsilon_lower"] <= 1 and out["event"]
+
+
+def test_the_trace_runs_first_and_decides_a_calibration_bug_without_sampling(mech):
+    # the scale 0.1 of a histogram whose one record moves two bins: the trace certifies
+    # ε = 2/0.1 ≈ 20 for the pair, no draw sampled
+    res = _audit(mech("leaky_histogram"), *PAIR, *SMALL, *FAST, "--json")
+    assert res.exit_code == 1, res.output
+    out = _strict_json(res.stdout)
+    assert out["kind"] == "trace" and out["verdict"] == "fail" and not out["passed"]
+    lo, hi = out["epsilon_interval"]           # 2/b exactly, b the double nearest 0.1
+    assert Fraction(lo) <= 2 / Fraction(0.1) <= Fraction(hi) and hi - lo < 1e-14
+    assert {f["kind"] for f in out["trace"]["findings"]} == {"sensitivity"}
+    text = _audit(mech("leaky_histogram"), *PAIR, "--trace")
+    assert text.exit_code == 1 and "FAIL" in text.stdout and "sensitivity" in text.stdout
+    # continuous noise is not certified with the default arithmetic: the trace leaves the
+    # private histogram to the sampled audit, which passes; with --arithmetic real it holds
+    res = _audit(mech("private_histogram"), *PAIR, *SMALL, *FAST, "--json")
+    out = _strict_json(res.stdout)
+    assert res.exit_code == 0 and out["kind"] == "audit" and out["verdict"] == "pass"
+    assert out["trace"]["verdict"] == "inconclusive"
+    res = _audit(mech("private_histogram"), *PAIR, "--trace", "--arithmetic", "real")
+    assert res.exit_code == 0 and "HOLDS" in res.stdout, res.output
+    res = _audit(mech("private_histogram"), *PAIR, "--trace")
+    assert res.exit_code == 1 and "INCONCLUSIVE" in res.stdout, res.output
 
 
 def test_the_same_seed_repeats_the_audit_and_workers_do_not_change_it(mech):

@@ -111,6 +111,7 @@ class _Trace:
         self.steered: list[str] = []
         self.candidates: tuple = ()
         self.rescaled: set[int] = set()        # calls whose calibration differs
+        self.fresh_dp = None                   # a fresh run on d' (its structure)
         self.varying: set[int] = set()
 
     def add(self, kind, where, detail, loss=None, exact=True):
@@ -140,6 +141,9 @@ class _Trace:
             return self.result(rec, None)
         self._compare_calls(rec, rp)
         if rp.diverged is not None:
+            other = self.fresh_dp
+            if other is not None and other.tree.structure != rec.tree.structure:
+                self._structure(rec, other)       # the structure follows the data alone
             return self.result(rec, None)
         if rec.tree.structure != rp.tree.structure:
             self._structure(rec, rp)
@@ -150,12 +154,13 @@ class _Trace:
     def _fresh_runs(self, rec):
         """Fresh runs on each dataset: do the calls or the structure follow the noise?"""
         bases = {0: rec, 1: None}
+        self.fresh_dp = None
         for r in range(1, _FRESH + 1):
             for side, data in ((0, self.d), (1, self.dp)):
                 run = self.runner.record(data, self.seed + r)
                 base = bases[side]
                 if base is None:
-                    bases[side] = run
+                    bases[side] = self.fresh_dp = run
                     continue
                 name = "d" if side == 0 else "d'"
                 if [c.signature() for c in run.calls] != [c.signature() for c in base.calls]:
@@ -297,6 +302,12 @@ class _Trace:
                 continue
             first = draws[grp.members[0]]
             leaf_paths = ", ".join(f"output{paths[j]}" for j, _ in grp.column[:3])
+            if first.scale is not None and first.scale == 0:
+                self.add("unnoised-output", leaf_paths.split(", ")[0],
+                         f"{first.method} (call {first.call}) has scale 0: the value it "
+                         f"should hide moves by {_q(abs(sg))} with no noise at all",
+                         loss=math.inf)
+                return None, False
             where = (f"{first.method} (call {first.call}"
                      + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
                      + f") → {leaf_paths}")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from privtools.errors import UserCodeError
+import numpy as np
+
+from privtools.errors import ParameterError, UserCodeError
 
 from .leaves import Tree, flatten
 from .recorder import Call, Session, TracingGenerator
@@ -46,13 +48,17 @@ class Runner:
         gen = TracingGenerator(key, session)
         try:
             out = self.mechanism(data, 1, gen)
-            tree = flatten(out)
         except UserCodeError as exc:
             if not tolerate:
                 raise
             return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
                        exc.cause if hasattr(exc, "cause") else str(exc))
+        _check_count(out, self.mechanism)
+        try:
+            tree = flatten(out)
         except ValueError as exc:          # an output too large to read
+            if not tolerate:
+                raise ParameterError(f"the mechanism's output: {exc}") from None
             return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
                        str(exc))
         return Run(tree, tuple(session.calls), session.diverged, tuple(session.untraced))
@@ -66,3 +72,17 @@ class Runner:
         """A run served the ``recorded`` draws (perturbed by ``probe``, or centred)."""
         s = Session("replay", list(recorded), probe=probe, center=center)
         return self._run(data, s, _REPLAY_KEY, tolerate=tolerate)
+
+
+def _check_count(out, mechanism) -> None:
+    """The contract: ``mechanism(dataset, 1, rng)`` returns one release — an array or a
+    list/tuple of length 1 (a dict, a set or a scalar is one release)."""
+    n = None
+    if isinstance(out, np.ndarray) and out.ndim >= 1:
+        n = out.shape[0]
+    elif isinstance(out, (list, tuple)):
+        n = len(out)
+    if n is not None and n != 1:
+        who = getattr(mechanism, "name", None) or "the mechanism"
+        raise ParameterError(f"{who} returned {n} outputs, expected 1 (the trace calls "
+                             "mechanism(dataset, size=1, rng))")
