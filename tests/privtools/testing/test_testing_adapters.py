@@ -395,3 +395,45 @@ def test_audit_fails_an_understated_diffprivlib_claim(dpl):
     res = audit_mechanism(m, 0, 1, 0.2, 20_000, rng=1)      # seeded: a fixed outcome
     assert not res.passed and res.epsilon_lower > 0.5
     assert audit_mechanism(m, 0, 1, m.epsilon, 20_000, rng=1).passed
+
+
+# ------------------------------------------------------------------ under a grey-box trace
+def test_diffprivlib_under_a_trace_checks_the_glue_exactly(dpl):
+    """The library's noise is one recorded call of its law: an unclipped sum handed to a
+    sensitivity-1 Laplace is shifted by 3 (ε = 3 for the pair, exactly); clipped, it holds
+    at ε = 1; the geometric mechanism is the discrete Laplace of scale Δ/ε."""
+    from verification.audit import trace_mechanism
+
+    lap = adapters.diffprivlib(dpl.Laplace(epsilon=1, sensitivity=1))
+
+    def unclipped(d, size, rng):
+        return lap(float(np.sum(d)), size, rng)
+
+    def clipped(d, size, rng):
+        return lap(float(np.sum(np.clip(d, 0, 1))), size, rng)
+
+    bad = trace_mechanism(unclipped, [0.5, 3.0], [0.5], 1.0, rng=0, arithmetic="real")
+    assert bad.verdict == "fail" and bad.kinds() == ("sensitivity",)
+    assert bad.epsilon_bounds == (3.0, 3.0)
+    good = trace_mechanism(clipped, [0.5, 3.0], [0.5], 1.0, rng=0, arithmetic="real")
+    assert good.verdict == "holds" and good.epsilon_bounds == (1.0, 1.0)
+    assert trace_mechanism(clipped, [0.5, 3.0], [0.5], 1.0, rng=0).verdict == "inconclusive"
+    geo = adapters.diffprivlib(dpl.Geometric(epsilon=0.5, sensitivity=2))
+    r = trace_mechanism(lambda d, size, rng: geo(int(np.sum(d)), size, rng), [1, 1], [1], 0.5,
+                        rng=0)
+    assert r.verdict == "holds" and r.epsilon_bounds == (0.25, 0.25)     # shift 1, scale 4
+    assert "DiscreteLaplace(scale=Fraction(4, 1))" in r.releases[0].law
+
+
+def test_opendp_under_a_trace_is_replayed_though_it_draws_its_own_randomness(dp):
+    """OpenDP cannot be seeded, yet under a trace its noise is recorded once and served
+    again, so the replay is exact and the glue is decided: a count shifted by 3 through an
+    integer Laplace of scale 2 costs ε = 3/2 exactly."""
+    from verification.audit import trace_mechanism
+
+    m = adapters.opendp(dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                                          scale=2.0))
+    r = trace_mechanism(lambda d, size, rng: m(int(np.sum(d)), size, rng), [1, 1], [1, 4],
+                        0.5, rng=0)
+    assert r.verdict == "fail" and r.epsilon_bounds == (1.5, 1.5)
+    assert r.kinds() == ("sensitivity",)

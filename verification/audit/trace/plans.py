@@ -208,10 +208,11 @@ def _check_view(tr, plan) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------ a whole run
-def trace_run(spec, env, horizon: int, rng=None) -> RunTrace:
+def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
     """Trace a batch-successive-elimination run (module doc): ``spec`` a policy of
     :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
-    its environment."""
+    its environment. ``planner(n)``: the plan the batches of n users are checked against
+    (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
     from privtools.bandits.se import simulate
     from privtools.bandits.se.simulation import batch_plan
     from privtools.errors import ParameterError
@@ -235,8 +236,12 @@ def trace_run(spec, env, horizon: int, rng=None) -> RunTrace:
         schedule.append(n)
         n *= spec.base
 
+    if planner is None:
+        def planner(n):
+            return batch_plan(spec, n, horizon)
+
     def wanted(n):
-        p = batch_plan(spec, n, horizon)
+        p = planner(n)
         return p.central_noise if p.trust == "central" else (
             p.total_noise if spec.mode == "aggregate" else p.share)
     per_user = spec.mode != "aggregate" and spec.deployment.trust != "central"
@@ -265,7 +270,7 @@ def trace_run(spec, env, horizon: int, rng=None) -> RunTrace:
     batches = {}
     if spec.mode != "aggregate":
         for n in sorted(sizes):
-            batches[n] = trace_plan(batch_plan(spec, n, horizon), rng=rng)
+            batches[n] = trace_plan(planner(n), rng=rng)
         if batches:
             worst = combine(pt.verdict for pt in batches.values())
             checks.append(("per-user loss", worst, "each user is in one batch of one arm: "
