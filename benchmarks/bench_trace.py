@@ -40,6 +40,7 @@ import time  # noqa: E402
 from _bench import print_table  # noqa: E402
 
 from privtools.certified import ends  # noqa: E402
+from privtools.errors import ParameterError  # noqa: E402
 from verification import zoo  # noqa: E402
 from verification.audit import audit_mechanism, trace_mechanism  # noqa: E402
 
@@ -78,10 +79,20 @@ def _trace(mech, d, dp, eps, delta, seed, arithmetic):
     return r, time.perf_counter() - t0
 
 
+class _Refused:
+    """The black-box audit's answer when it refuses the outputs (e.g. dicts)."""
+
+    verdict = "refused"
+    epsilon_lower = None
+
+
 def _blackbox(mech, d, dp, eps, delta, draws, seed):
     t0 = time.perf_counter()
-    a = audit_mechanism(mech, d, dp, eps, draws, rng=seed, delta=delta, alpha=ALPHA,
-                        learners=("logistic",))
+    try:
+        a = audit_mechanism(mech, d, dp, eps, draws, rng=seed, delta=delta, alpha=ALPHA,
+                            learners=("logistic",))
+    except ParameterError:
+        a = _Refused()
     return a, time.perf_counter() - t0
 
 

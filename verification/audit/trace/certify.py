@@ -46,7 +46,7 @@ from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.exact.divergence import llr
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
 
-__all__ = ["Release", "release_of", "compose", "alone"]
+__all__ = ["Release", "release_of", "compose", "alone", "gaussian_epsilon"]
 
 _PMF_DPS = 30
 
@@ -234,8 +234,57 @@ def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = Fals
     return interval(lo, hi[1])
 
 
+def gaussian_epsilon(mu2: Fraction, delta: Fraction, prec: int = 256) -> tuple:
+    """Certified ends of ε(δ) of the Gaussian shift of μ = √mu2 standard deviations — the
+    analytic Gaussian mechanism's curve (Balle and Wang, ICML 2018, Theorem 8):
+    δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), decreasing in ε; bisection in Arb balls
+    keeps only ends whose side of δ is certain. A composition of Gaussian releases is one
+    Gaussian shift with μ² the sum of theirs (Dong, Roth, Su 2019, Corollary 3.3)."""
+    from flint import arb, ctx
+
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        mu = arb(mu2.numerator).sqrt() / arb(mu2.denominator).sqrt()
+        root2 = arb(2).sqrt()
+        dq = arb(delta.numerator) / delta.denominator
+
+        def d_of(e: Fraction):
+            ea = arb(e.numerator) / e.denominator
+            a = (mu / 2 - ea / mu) / root2
+            b = (-mu / 2 - ea / mu) / root2
+            return (-a).erfc() / 2 - ea.exp() * (-b).erfc() / 2
+
+        zero = d_of(Fraction(0))
+        if zero < dq:                                  # certainly below δ at ε = 0
+            return mpmath.mpf(0), mpmath.mpf(0)
+        lo, hi = Fraction(0), Fraction(1)
+        while not d_of(hi) < dq:
+            lo, hi = hi, hi * 2
+            if hi > 10**6:
+                return mpmath.mpf(0), _inf()
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            v = d_of(mid)
+            if v < dq:
+                hi = mid
+            elif v > dq:
+                lo = mid
+            else:
+                break
+            if hi - lo < Fraction(1, 2**70):
+                break
+    finally:
+        ctx.prec = old
+    with mpmath.workprec(128):
+        return (mpmath.fdiv(lo.numerator, lo.denominator, rounding="f"),
+                mpmath.fdiv(hi.numerator, hi.denominator, rounding="c"))
+
+
 def _pld(releases: list[Release], delta: Fraction) -> tuple:
     events = [e for r in releases for e in r.events]
+    if events and all(isinstance(e, GaussianEvent) for e in events):
+        return gaussian_epsilon(sum((e.sensitivity / e.sigma) ** 2 for e in events), delta)
     if any(not r.events for r in releases):       # a support shift: infinite loss
         return (_inf(), _inf())
     if not events:
