@@ -167,10 +167,29 @@ def deployment_table(seed: int):
     return rows
 
 
+def summary(out: dict) -> str:
+    """The counts: decided, false findings (a private mechanism failed), truths contained."""
+    zoo_rows = out["zoo"]
+    decided = [r for r in zoo_rows if r["verdict"] in ("fail", "holds")]
+    false = [r["name"] for r in zoo_rows if r["private"] and r["verdict"] == "fail"]
+    caught = [r for r in zoo_rows if not r["private"] and r["verdict"] == "fail"]
+    contained = [r for r in caught if r["contains_truth"] == "yes"]
+    glue = out["glue"]
+    glue_ok = [r for r in glue if set(r["kinds"]) == set(r["expected_kinds"])]
+    slow = max((r["trace_seconds"] for r in glue), default=0.0)
+    return (f"zoo: the trace decides {len(decided)} of {len(zoo_rows)} mechanisms on their "
+            f"worst traced pair; {len(caught)} non-private caught, the certified interval "
+            f"holding the true ε in {len(contained)} of them; false findings on private "
+            f"mechanisms: {len(false)} {false or ''}; float suite: "
+            f"{sum(r['verdict'] == 'holds' for r in out['floats'])} hold (must be 0); glue "
+            f"zoo: {len(glue_ok)} of {len(glue)} with exactly the expected finding kinds, "
+            f"slowest trace {slow:.2f} s")
+
+
 def _markdown(out: dict) -> str:
     lines = [f"Machine: {out['machine']}; {out['pairs']} pairs per zoo mechanism; black-box "
              f"audits at {out['draws']:,} draws per dataset, α = {ALPHA}; seed "
-             f"{out['seed']}.", ""]
+             f"{out['seed']}; {out['seconds']:.0f} s in all.", "", summary(out) + ".", ""]
 
     def table(headers, rows):
         lines.append("| " + " | ".join(headers) + " |")
@@ -246,12 +265,7 @@ def main(argv=None):
                           f"{r['blackbox_seconds'] / r['trace_seconds']:.1f}×"]
                          for r in rows], "llrllllrlrrr")
             print()
-        decided = [r for r in out["zoo"] if r["verdict"] in ("fail", "holds")]
-        wrong = [r for r in out["zoo"] if (r["verdict"] == "fail") == r["private"]
-                 and r["verdict"] != "inconclusive"]
-        print(f"zoo: the trace decides {len(decided)} of {len(out['zoo'])} mechanisms; "
-              f"{len(wrong)} decided against the truth; float suite: "
-              f"{sum(r['verdict'] == 'holds' for r in out['floats'])} hold (must be 0)")
+        print(summary(out))
         for r in out["deployments"]:
             print(f"  {r['path']:55s} {r['verdict']:12s} {r['seconds']:.2f} s")
         print(f"total {out['seconds']:.0f} s on {out['machine']}")
