@@ -28,6 +28,7 @@ PUBLIC_MODULES = (
     "privtools.demo",
     "verification",
     "verification.audit",
+    "verification.audit.trace",
     "verification.zoo",
     "verification.bugs",
     "verification.claims",

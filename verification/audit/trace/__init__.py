@@ -12,7 +12,8 @@
   batch's server view; a whole batch-successive-elimination run) traced release by release
   against their plan (:mod:`.plans`).
 
-Underneath: the recording generator (:mod:`.recorder`), runs (:mod:`.runs`), outputs of
+Underneath: the recording generator (``recorder.TracingGenerator``, a numpy ``Generator``
+whose noise methods record and replay), runs (:mod:`.runs`), outputs of
 any shape (:mod:`.leaves`), the probes' linear model (:mod:`.model`) and the releases'
 certified losses (:mod:`.certify`).
 """
@@ -20,9 +21,8 @@ certified losses (:mod:`.certify`).
 from .api import ARITHMETIC, KINDS, RTOL, Finding, TraceResult, trace_mechanism
 from .confirm import confirm
 from .plans import PlanTrace, RunTrace, trace_plan, trace_run
-from .recorder import TracingGenerator
 from .search import TracedSearch, search_traced
 
 __all__ = ["trace_mechanism", "TraceResult", "Finding", "KINDS", "ARITHMETIC", "RTOL",
-           "confirm", "search_traced", "TracedSearch", "TracingGenerator", "trace_plan",
+           "confirm", "search_traced", "TracedSearch", "trace_plan",
            "trace_run", "PlanTrace", "RunTrace"]

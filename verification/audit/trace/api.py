@@ -21,9 +21,10 @@ generator (:mod:`.recorder`), then replayed on ``d'`` with the same draws (:mod:
    interval for the pair's view. Above the claim — or above a declared per-release
    sensitivity — is ``sensitivity``, with no sampling.
 
-Verdicts: ``"fail"`` (an exact finding of infinite loss, or the certified interval above the
-claim), ``"holds"`` (every output decided, the interval at or below the claim: a certificate
-for this pair) and ``"inconclusive"`` otherwise — never a pass by default. Continuous noise
+Verdicts: ``"fail"`` (an exact finding of infinite loss, a shift beyond a declared
+sensitivity, or the certified interval above the claim), ``"holds"`` (every output decided,
+the interval at or below the claim: a certificate for this pair) and ``"inconclusive"``
+otherwise — never a pass by default. Continuous noise
 (``laplace``, ``normal``) is certified for the real-arithmetic law; its float implementation
 is not (Mironov, CCS 2012), so such a pair holds only with ``arithmetic="real"``.
 
@@ -61,6 +62,7 @@ ARITHMETIC = ("exact", "real")
 #: 1/ε) moves the exact loss by a few ulps, which is rounding of the calibration, not a bug.
 RTOL = 2.0 ** -40
 _FRESH = 4                  # fresh runs per dataset that test the control flow
+_REPLAYS = 4                # replays on d, each on its own bit-generator key
 _COUPLED = 32               # coupled runs that propose candidate events
 _CANDIDATES = 8             # candidate events handed to a sampled confirmation
 _PRIMITIVES = 10_000        # calls kept in the result
@@ -112,6 +114,7 @@ class _Trace:
         self.candidates: tuple = ()
         self.rescaled: set[int] = set()        # calls whose calibration differs
         self.fresh_dp = None                   # a fresh run on d' (its structure)
+        self.declared_broken = False           # a shift beyond the declared sensitivity
         self.varying: set[int] = set()
 
     def add(self, kind, where, detail, loss=None, exact=True):
@@ -121,10 +124,16 @@ class _Trace:
     # ------------------------------------------------------------------ steps
     def run(self):
         rec = self.runner.record(self.d, self.seed)
-        again = self.runner.replay(self.d, rec.calls, tolerate=False)
-        if rec.untraced or again.diverged or not same_tree(again.tree, rec.tree):
-            why = (rec.untraced[0] if rec.untraced else again.diverged or
-                   "a replay of the recorded draws on d gave another output")
+        why = rec.untraced[0] if rec.untraced else None
+        for key in range(_REPLAYS):       # replays on bit generators keyed apart
+            again = self.runner.replay(self.d, rec.calls, tolerate=False, key=key)
+            if why is None and (again.diverged or not same_tree(again.tree, rec.tree)):
+                why = again.diverged or "a replay of the recorded draws on d gave another output"
+        if why is None and not rec.calls:  # nothing drawn through rng, yet the output varies?
+            other = self.runner.record(self.d, self.seed + 1)
+            if not same_tree(other.tree, rec.tree):
+                why = "no draw came through rng, yet two runs on d gave different outputs"
+        if why is not None:
             self.add("untraceable", "the mechanism's randomness",
                      f"{why}: the mechanism draws randomness that does not come through the "
                      "rng it is given (a fresh default_rng(), numpy's global state, a "
@@ -377,6 +386,7 @@ class _Trace:
                 self.add("sensitivity", f"output{paths[j]}",
                          f"moves by {_q(abs(dlt))} between d and d', more than the declared "
                          f"sensitivity {_q(cap)}")
+                self.declared_broken = True
 
     def _candidates(self, rec) -> tuple:
         """Events on the outputs that differ between d and d' under coupling, over fresh
@@ -446,7 +456,7 @@ class _Trace:
             if lo > self.eps_exact:
                 self._sensitivity(releases)
         verdict = "inconclusive"
-        if infinite:
+        if infinite or self.declared_broken:   # exact: the code breaks what it declares
             verdict = "fail"
         elif iv is not None:
             lo, hi = ends(iv)
@@ -562,7 +572,7 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
         The recording's seed; exact findings do not depend on it.
     declared : number or dict, optional
         The sensitivity each output may move by (a number for all, or ``{path: bound}``
-        with the paths of :attr:`Finding.where`, e.g. ``"[0, 2]"``); a larger shift is a
+        with the paths the findings' ``where`` names, e.g. ``"[0, 2]"``); a larger shift is a
         ``sensitivity`` finding whatever the claim.
     modulus : int, optional
         Integer outputs live in Z_m (a modular secure sum's view): shifts and probes are

@@ -51,11 +51,13 @@ class PlanTrace:
     trace: object
 
     def describe(self) -> str:
+        """The verdict and each check, one per line."""
         lines = [f"{self.verdict.upper()}: {self.plan}"]
         lines += [f"  {status:12s} {name}: {detail}" for name, status, detail in self.checks]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
+        """JSON-ready values."""
         return {"plan": self.plan, "verdict": self.verdict,
                 "checks": [{"name": n, "status": s, "detail": d} for n, s, d in self.checks],
                 "trace": None if self.trace is None else self.trace.to_dict()}
@@ -71,6 +73,7 @@ class RunTrace:
     verdict: str
 
     def describe(self) -> str:
+        """The run's verdict, its checks and each batch size's verdict."""
         lines = [f"{self.verdict.upper()}: the run, release by release"]
         lines += [f"  {status:12s} {name}: {detail}" for name, status, detail in self.checks]
         for n, pt in sorted(self.batches.items()):

@@ -29,12 +29,14 @@ class Finding:
     exact: bool = True
 
     def describe(self) -> str:
+        """The finding in one line: kind, where, what differs, the loss."""
         loss = "" if self.loss is None else (
             "; privacy loss infinite" if self.loss == math.inf else
             f"; privacy loss at least {self.loss:.6g}")
         return f"{self.kind} at {self.where}: {self.detail}{loss}"
 
     def to_dict(self) -> dict:
+        """JSON-ready values."""
         return {"kind": self.kind, "where": self.where, "detail": self.detail,
                 "loss": None if self.loss is None else (
                     "inf" if self.loss == math.inf else self.loss),
@@ -86,9 +88,11 @@ class TraceResult:
         return round_down(lo), round_up(hi)
 
     def kinds(self) -> tuple:
+        """The finding kinds, sorted, each once."""
         return tuple(sorted({f.kind for f in self.findings}))
 
     def summary(self) -> str:
+        """One line: verdict, claim, certified interval, finding kinds."""
         claim = f"ε = {self.epsilon:g}" + (f", δ = {self.delta:g}" if self.delta else "")
         b = self.epsilon_bounds
         eps = "" if b is None else (f"; certified ε{'(δ)' if self.delta else ''} of the pair "
@@ -115,6 +119,7 @@ class TraceResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
+        """JSON-ready values (the interval's ends rounded outward, ∞ as "inf")."""
         b = self.epsilon_bounds
         return {"verdict": self.verdict, "mode": "trace", "epsilon": self.epsilon,
                 "delta": self.delta, "arithmetic": self.arithmetic,

@@ -68,10 +68,11 @@ class Runner:
         return self._run(data, Session("record"), seed, tolerate=False)
 
     def replay(self, data, recorded: tuple[Call, ...], *, probe=None, center=False,
-               tolerate=True) -> Run:
-        """A run served the ``recorded`` draws (perturbed by ``probe``, or centred)."""
+               tolerate=True, key: int = 0) -> Run:
+        """A run served the ``recorded`` draws (perturbed by ``probe``, or centred); ``key``
+        picks the bit generator's key (all apart from any recording's)."""
         s = Session("replay", list(recorded), probe=probe, center=center)
-        return self._run(data, s, _REPLAY_KEY, tolerate=tolerate)
+        return self._run(data, s, _REPLAY_KEY + 7919 * key, tolerate=tolerate)
 
 
 def _check_count(out, mechanism) -> None:

@@ -5,7 +5,8 @@
 multiplicity correction is needed — every verdict is exact or certified), steers the search
 with ``target()`` towards the largest certified lower end of ε, and shrinks the first pair
 whose trace fails to a minimal one. With no failing pair it returns the pair of largest
-certified loss it saw, with that pair's own verdict.
+certified loss it saw; the search holds only when every pair it traced held (an undecided
+pair is never a pass).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ __all__ = ["TracedSearch", "search_traced"]
 @dataclass(frozen=True)
 class TracedSearch:
     """Outcome of :func:`search_traced`: the pair ``d``, ``d_prime`` (minimal when
-    ``shrunk``) and its ``trace``; ``verdict`` is the trace's (``"fail"`` when some pair
-    failed); ``examples`` counts the pairs traced."""
+    ``shrunk``) and its ``trace``; ``verdict`` is ``"fail"`` when some pair failed,
+    ``"holds"`` only when every pair traced held, ``"inconclusive"`` otherwise;
+    ``examples`` counts the pairs traced and ``verdicts`` their verdicts."""
 
     d: object
     d_prime: object
@@ -39,18 +41,24 @@ class TracedSearch:
     examples: int
     shrunk: bool
     seed: int
+    verdicts: dict = None
     user_code: object = None
 
     def summary(self) -> str:
+        """One line: the verdict, the pair and how many pairs were traced."""
         if self.trace is None:
             return f"INCONCLUSIVE: no pair was traced ({self.examples} examples)"
         how = "minimal failing pair" if self.shrunk else "pair of largest certified loss"
-        return (f"{self.trace.summary()} — {how} d = {self.d!r}, d' = {self.d_prime!r} "
-                f"({self.examples} pairs traced)")
+        counts = ", ".join(f"{n} {v}" for v, n in sorted((self.verdicts or {}).items()))
+        return (f"{self.verdict.upper()} (traced search): {how} d = {self.d!r}, d' = "
+                f"{self.d_prime!r} — {self.trace.summary()} ({self.examples} pairs traced"
+                + (f": {counts}" if counts else "") + ")")
 
     def to_dict(self) -> dict:
+        """JSON-ready values."""
         return {"verdict": self.verdict, "d": repr(self.d), "d_prime": repr(self.d_prime),
                 "examples": self.examples, "shrunk": self.shrunk, "seed": self.seed,
+                "verdicts": dict(self.verdicts or {}),
                 "trace": None if self.trace is None else self.trace.to_dict()}
 
 
@@ -75,6 +83,7 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
 
     def work(_tick):
         seen: dict = {}
+        verdicts: dict = {}
         best: list = [-1.0, None, None]
 
         def fails(pair) -> bool:
@@ -96,6 +105,7 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
             target(min(lo, 1e6), label="certified lower end of ε")
             if lo > best[0] or best[1] is None:
                 best[:] = [lo, (copy.deepcopy(d), copy.deepcopy(dp)), r]
+            verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
             seen[key] = r.verdict == "fail"
             return seen[key]
 
@@ -105,10 +115,14 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
             d, dp = find(pairs, fails, settings=conf, random=random.Random(seed))
         except (NoSuchExample, Unsatisfiable):
             if best[1] is None:
-                return TracedSearch(None, None, None, "inconclusive", len(seen), False, seed)
+                return TracedSearch(None, None, None, "inconclusive", len(seen), False, seed,
+                                    verdicts)
             r = best[2]
-            return TracedSearch(best[1][0], best[1][1], r, r.verdict, len(seen), False, seed)
+            # holds only when every pair traced held: an undecided pair is never a pass
+            verdict = "holds" if set(verdicts) == {"holds"} else "inconclusive"
+            return TracedSearch(best[1][0], best[1][1], r, verdict, len(seen), False, seed,
+                                verdicts)
         r = trace_mechanism(wrapped, d, dp, eps, dlt, rng=seed, **trace_options)
-        return TracedSearch(d, dp, r, r.verdict, len(seen), True, seed)
+        return TracedSearch(d, dp, r, r.verdict, len(seen), True, seed, verdicts)
     return guard.run(work, timeout=timeout, total_timeout=total_timeout, what="the search",
                      shared=(wrapped,))
