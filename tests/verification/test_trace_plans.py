@@ -137,3 +137,19 @@ def test_assert_private_trace_mode_is_deterministic_and_never_passes_inconclusiv
     assert found.verdict == "holds"
     with pytest.raises(ValueError, match="mode"):
         assert_private(_count, [1, 2], [1, 3], 0.5, mode="exact-ish")
+
+
+def _own_randomised_response(d, size, rng):
+    """Randomized response on the first record with a generator of its own (not rng)."""
+    own = np.random.default_rng()
+    keep = own.random(size) < 0.75
+    return np.where(keep, bool(d[0]), not d[0])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_randomness_of_its_own_is_untraceable_even_when_a_replay_matches_by_chance(seed):
+    """A Boolean output often repeats by chance; the trace replays on four keys, and with no
+    draw through rng it compares fresh runs, so it says untraceable — never holds, never
+    an unnoised output."""
+    r = trace_mechanism(_own_randomised_response, [True], [False], 1.0, rng=seed)
+    assert r.verdict == "inconclusive" and r.kinds() == ("untraceable",)

@@ -63,6 +63,7 @@ ARITHMETIC = ("exact", "real")
 RTOL = 2.0 ** -40
 _FRESH = 4                  # fresh runs per dataset that test the control flow
 _REPLAYS = 4                # replays on d, each on its own bit-generator key
+_CONSTANT = 32              # fresh runs per dataset before an output is called unnoised
 _COUPLED = 32               # coupled runs that propose candidate events
 _CANDIDATES = 8             # candidate events handed to a sampled confirmation
 _PRIMITIVES = 10_000        # calls kept in the result
@@ -115,6 +116,7 @@ class _Trace:
         self.rescaled: set[int] = set()        # calls whose calibration differs
         self.fresh_dp = None                   # a fresh run on d' (its structure)
         self.declared_broken = False           # a shift beyond the declared sensitivity
+        self.fixed: list[int] = []             # outputs no draw moves (constant, we claim)
         self.varying: set[int] = set()
 
     def add(self, kind, where, detail, loss=None, exact=True):
@@ -143,6 +145,13 @@ class _Trace:
             return self.result(rec, None)
         self.decided.append(f"traceable: {len(rec.calls)} noise call(s), replayed exactly")
         self._fresh_runs(rec)
+        if not rec.calls and (self.varying or self.steered):
+            self.add("untraceable", "the mechanism's randomness",
+                     "no draw came through rng, yet fresh runs on d differ: the mechanism "
+                     "draws randomness of its own", exact=False)
+            self.steered.clear()
+            self.undecided.append("everything: the draws cannot be replayed")
+            return self.result(rec, None)
         rp = self.runner.replay(self.dp, rec.calls)
         if rp.tree is None:
             self.runner.record(self.dp, self.seed)        # surfaces the mechanism's error
@@ -221,13 +230,36 @@ class _Trace:
         where = next((p for p in list(a) + list(b) if a.get(p) != b.get(p)), "output")
         detail = (f"the output's structure differs under identical randomness: "
                   f"{_struct(a.get(where))} on d, {_struct(b.get(where))} on d'")
-        if self.steered:
+        if self.steered or not self._constant(rec, structure=True):
             self.undecided.append(detail + " — but the noise steers the structure: not "
                                   "decided; see the candidate events")
             self.candidates = self._candidates(rec)
             return
         self.add("unnoised-output", f"output{where}", detail + " (no draw moves it)",
                  loss=math.inf)
+
+    def _constant(self, rec, structure: bool = False, leaves=()) -> bool:
+        """Before an infinite loss is claimed: the structure (or ``leaves``) stays the same
+        over :data:`_CONSTANT` more fresh runs on each dataset. Randomness that escaped the
+        trace (a library's own generator) shows here; with no draw through rng it makes
+        the mechanism untraceable."""
+        for side, data in ((0, self.d), (1, self.dp)):
+            first = None
+            for r in range(_CONSTANT):
+                run = self.runner.record(data, self.seed + 500 + 1000 * side + r)
+                first = run if first is None else first
+                same = (run.tree.structure == first.tree.structure) if structure else (
+                    run.tree.structure == first.tree.structure and all(
+                        same_leaf(run.tree.values[j], first.tree.values[j]) for j in leaves))
+                if not same:
+                    if not rec.calls:
+                        name = "d" if side == 0 else "d'"
+                        self.add("untraceable", "the mechanism's randomness",
+                                 f"no draw came through rng, yet fresh runs on {name} "
+                                 "differ: the mechanism draws randomness of its own",
+                                 exact=False)
+                    return False
+        return True
 
     def _leaves(self, rec, rp):
         """Probes, the linear model and the releases (see :mod:`.model`)."""
@@ -260,10 +292,12 @@ class _Trace:
         if self.rescaled and self.delta == 0:
             self._rescaled_loss(dep, dep_p, draws, nonlinear)
         unnoised = 0
-        for j in range(len(paths)):
-            if j in moved or same_leaf(ya[j], yb[j]):
-                continue
-            if j in self.varying or self.steered:
+        self.fixed = [j for j in range(len(paths)) if j not in moved]
+        apart = [j for j in range(len(paths)) if j not in moved and not same_leaf(ya[j], yb[j])]
+        still = apart and not self.steered and not (set(apart) & self.varying) and \
+            self._constant(rec, leaves=apart)
+        for j in apart:
+            if not still:
                 self.undecided.append(f"output{paths[j]} differs under coupling but changes "
                                       "with the noise through the control flow")
                 continue
@@ -463,7 +497,11 @@ class _Trace:
             if lo > self.eps_exact:
                 verdict = "fail"
             elif hi <= self.eps_exact and not self.findings:
-                if continuous and self.arithmetic == "exact":
+                if self.fixed and not self._constant(rec, leaves=self.fixed):
+                    self.undecided.append(
+                        "outputs that no traced draw moves change from run to run: the "
+                        "mechanism draws randomness the trace does not see")
+                elif continuous and self.arithmetic == "exact":
                     self.undecided.append(
                         "the noise is continuous: the interval is certified for the "
                         "real-arithmetic law, not its float implementation (Mironov 2012); "

@@ -226,6 +226,10 @@ def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
     if spec.deployment is None:
         raise ParameterError(f"spec must be a policy of paper 000's deployments, got "
                              f"{spec.label}")
+    if spec.returning:
+        raise ParameterError("spec: a policy with returning users composes a user's "
+                             "batches; trace_run covers users who join one batch (check "
+                             "returning users with privtools.planning.plan_certificate)")
     session = Session("record")
     gen = TracingGenerator(root_seed(rng) % 2**62, session)
     simulate(spec, env, horizon, rng=gen)
