@@ -201,14 +201,15 @@ class _Trace:
                 if name == "size" or not same_value(va, vb):
                     if name == "size" and a.shape == b.shape:
                         continue
+                    # no loss yet: _rescaled_loss makes it infinite where the draw is
+                    # released additively (the output may post-process it otherwise)
                     self.add("data-dependent-parameter", f"{a.method} (call {a.index})",
                              f"the parameter {name} is {_text(va)} on d but {_text(vb)} on d' "
-                             "(the noise is calibrated from the data)",
-                             loss=self._scale_loss(a, name))
+                             "(the noise is calibrated from the data)")
                     self.rescaled.add(a.index)
         if rp.diverged is not None:
             if any(f.kind == "data-dependent-parameter" for f in self.findings):
-                pass
+                pass                            # the differing call is already a finding
             elif self.steered:
                 self.undecided.append(f"the calls on d' differ ({rp.diverged}), and the noise "
                                       "steers the calls: not decided")
@@ -218,11 +219,6 @@ class _Trace:
         elif not any(f.kind == "data-dependent-parameter" for f in self.findings):
             self.decided.append("the noise calls and their parameters are the same on d and "
                                 "d'")
-
-    def _scale_loss(self, call, name):
-        """No loss is claimed from the parameter alone (the output may post-process the
-        draw); :meth:`_leaves` makes it infinite where the draw is released additively."""
-        return None
 
     def _structure(self, rec, rp):
         a = dict((s[0], s) for s in rec.tree.structure)
