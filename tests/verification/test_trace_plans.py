@@ -85,7 +85,7 @@ def test_a_whole_bandit_run_holds_against_its_plans(name):
 def test_a_run_checked_against_other_plans_fails_call_by_call():
     """The same run checked against the plans of another deployment (Skellam shares where
     the run drew Pólya differences): every noise call is off-plan."""
-    from privtools.bandits.se.simulation import batch_plan
+    from privtools.bandits.se import batch_plan
 
     spec, other = policy("dist-dp-se", epsilon=1.0), policy("dist-rdp-se", epsilon=1.0)
     env = BernoulliEnv([0.9, 0.5])

@@ -40,7 +40,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from privtools.certified import ends
+from privtools.certified import ends, fraction_bounds
 from privtools.errors import ParameterError
 from privtools.validation import check_int, to_fraction
 
@@ -516,9 +516,7 @@ class _Trace:
     @property
     def eps_exact(self):
         """The claim with its slack: ε·(1 + rtol), exactly."""
-        q = Fraction(self.eps) * (1 + Fraction(self.rtol))
-        with mpmath.workprec(256):
-            return mpmath.fdiv(q.numerator, q.denominator, rounding="f")
+        return fraction_bounds(Fraction(self.eps) * (1 + Fraction(self.rtol)), 256)[0]
 
     def _sensitivity(self, releases):
         alone = []

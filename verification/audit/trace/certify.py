@@ -41,7 +41,7 @@ from privtools.accounting import (
     PmfPairEvent,
     SkellamEvent,
 )
-from privtools.certified import Interval, ends, interval
+from privtools.certified import Interval, ends, fraction_bounds, interval
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.exact.divergence import llr
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
@@ -84,11 +84,7 @@ def _inf():
 
 def _pure_point(q: Fraction) -> tuple:
     """Ends enclosing ``q`` (rounded outward to mpf)."""
-    lo_hi = []
-    for rnd in ("f", "c"):
-        with mpmath.workprec(113):
-            lo_hi.append(mpmath.fdiv(q.numerator, q.denominator, rounding=rnd))
-    return tuple(lo_hi)
+    return fraction_bounds(q, 113)
 
 
 def release_of(where: str, method: str, scale, law, k: int, s: Fraction,
@@ -202,14 +198,13 @@ def _wrapped_pure_pq(P, Q) -> tuple:
 
 
 # ------------------------------------------------------------------ composition
-def _add(a, b):
-    with mpmath.workprec(256):
-        return mpmath.fadd(a, b, rounding="c")
-
-
-def _add_down(a, b):
-    with mpmath.workprec(256):
-        return mpmath.fadd(a, b, rounding="f")
+def _total(ends_list, side: int):
+    """An end of the sum of intervals, in mpmath's outward-rounded interval arithmetic."""
+    acc = mpmath.mpi(0, 0)
+    for e in ends_list:
+        acc = acc + mpmath.mpi(e[side], e[side])
+    lo, hi = ends(acc)
+    return hi if side else lo
 
 
 def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = False
@@ -219,13 +214,8 @@ def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = Fals
     unique) — leave the lower end."""
     exact = [r for r in releases if r.exact and not bound_only]
     if delta == 0:
-        hi = mpmath.mpf(0)
-        lo = mpmath.mpf(0)
-        for r in releases:
-            hi = _add(hi, r.pure[1])
-        for r in exact:
-            lo = _add_down(lo, r.pure[0])
-        return interval(lo, hi)
+        return interval(_total([r.pure for r in exact], 0),
+                        _total([r.pure for r in releases], 1))
     hi = _pld(releases, delta)
     if not releases:
         return interval(mpmath.mpf(0), mpmath.mpf(0))
@@ -276,9 +266,7 @@ def gaussian_epsilon(mu2: Fraction, delta: Fraction, prec: int = 256) -> tuple:
                 break
     finally:
         ctx.prec = old
-    with mpmath.workprec(128):
-        return (mpmath.fdiv(lo.numerator, lo.denominator, rounding="f"),
-                mpmath.fdiv(hi.numerator, hi.denominator, rounding="c"))
+    return fraction_bounds(lo, 128)[0], fraction_bounds(hi, 128)[1]
 
 
 def _pld(releases: list[Release], delta: Fraction) -> tuple:

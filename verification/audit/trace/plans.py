@@ -216,8 +216,7 @@ def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
     :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
     its environment. ``planner(n)``: the plan the batches of n users are checked against
     (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
-    from privtools.bandits.se import simulate
-    from privtools.bandits.se.simulation import batch_plan
+    from privtools.bandits.se import batch_plan, simulate
     from privtools.errors import ParameterError
 
     from ..draws import root_seed
