@@ -19,6 +19,9 @@ Three questions a user brings with their own code:
   pair's loss certified without sampling (:mod:`.trace`); :func:`confirm` tests the
   trace's candidate events where the noise steers the control flow, and
   :func:`search_traced` searches datasets for the pair of largest certified loss.
+* :func:`audit_sampling` — is the code's batch sampler the scheme its accountant assumes
+  (Poisson at rate q, fixed size, a permutation per epoch, k of t steps)? Exact checks and
+  Monte Carlo tests at a stated false-alarm rate (:mod:`.sampling`).
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -47,6 +50,16 @@ from .neighbours import (  # noqa: F401
 )
 from .outputs import Outputs, as_outputs
 from .sampler import SamplerAudit, audit_sampler
+from .sampling import (
+    AllocationScheme,
+    FixedSizeScheme,
+    PoissonScheme,
+    SamplingAudit,
+    ShuffleScheme,
+    audit_sampling,
+    from_batches,
+    reference_sampler,
+)
 from .search import Counterexample, search_counterexample, shrink_counterexample
 from .select import LEARNERS
 from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
@@ -84,4 +97,12 @@ __all__ = [
     "confirm",
     "search_traced",
     "TracedSearch",
+    "audit_sampling",
+    "SamplingAudit",
+    "PoissonScheme",
+    "FixedSizeScheme",
+    "ShuffleScheme",
+    "AllocationScheme",
+    "from_batches",
+    "reference_sampler",
 ]
