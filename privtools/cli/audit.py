@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
+from privtools.cli.trace import TRACE_OPTIONS
 from privtools.errors import ParameterError
 
 console = Console(stderr=True)
@@ -71,8 +72,7 @@ MODE_OPTIONS = {
     "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
                        "features", "learners", "workers", "stop_early", "bits", "timeout",
-                       "total_timeout", "trace", "no_trace", "declared", "modulus",
-                       "arithmetic"),
+                       "total_timeout") + TRACE_OPTIONS,
 }
 SEARCH_OPTIONS = ("datasets", "budget")
 EXACT_SAMPLERS = ("laplace", "gaussian")

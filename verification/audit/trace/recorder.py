@@ -31,8 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Call", "Session", "TracingGenerator", "LOCATION", "SCALE", "VALUE", "INDEX",
-           "center_of"]
+__all__ = ["Call", "Session", "TracingGenerator", "LOCATION", "center_of"]
 
 _G = np.random.Generator
 
@@ -41,15 +40,6 @@ LOCATION = {"laplace": ("loc", "scale"), "normal": ("loc", "scale"),
             "gumbel": ("loc", "scale"), "logistic": ("loc", "scale"),
             "standard_normal": (None, None), "uniform": ("low", None),
             "random": (None, None)}
-# x = scale·Z, Z standard, support [0, ∞)
-SCALE = {"exponential": "scale", "standard_exponential": None}
-# numeric draws coupled by value
-VALUE = ("geometric", "poisson", "binomial", "negative_binomial", "gamma", "standard_gamma",
-         "beta", "chisquare", "hypergeometric", "integers", "triangular", "weibull",
-         "pareto", "rayleigh", "lognormal", "standard_cauchy", "standard_t", "vonmises",
-         "wald", "zipf", "logseries", "power")
-# index-like draws (which element, which order): coupled by value, probed by resampling
-INDEX = ("choice", "permutation", "shuffle", "permuted", "bytes")
 
 
 @dataclass
