@@ -18,8 +18,10 @@ Modules ::
     events, accountant   DpEvent-style descriptions and the RDP accountant
     base          Accountant: the one contract both accountants follow (supports, compose,
                   events, epsilon, delta, neighbouring)
-    pld, pld_events, pld_accountant   certified privacy-loss distributions: two-sided
-                  ε(δ) / δ(ε) intervals under composition (PldAccountant)
+    pld, pld_cells, pld_events, pld_accountant   certified privacy-loss distributions:
+                  two-sided ε(δ) / δ(ε) intervals under composition (PldAccountant)
+    sampled_events, pld_sampled   Poisson and fixed-size subsampling, (ε, δ)-DP releases
+    calibration   calibrate: the smallest noise certified to meet (ε, δ)
 
 Numbers: parameters are held exactly (Fractions); values are computed in mpmath at a
 precision guarded against the cancellations involved and returned as floats rounded up.
@@ -28,6 +30,7 @@ precision guarded against the cancellations involved and returned as floats roun
 from ._numeric import DEFAULT_ORDERS, INTEGER_ORDERS
 from .accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
 from .base import Accountant
+from .calibration import calibrate
 from .composition import (
     ApproxDP,
     ComposedCurve,
@@ -73,6 +76,13 @@ from .events import (
 )
 from .pld import LossGrid, PrivacyLossDistribution
 from .pld_accountant import PldAccountant, PldDelta, PldEpsilon
+from .sampled_events import (
+    ApproxDPEvent,
+    PoissonSampledEvent,
+    RandomAllocationEvent,
+    SampledWithoutReplacementEvent,
+    ShuffledEvent,
+)
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -116,6 +126,12 @@ __all__ = [
     "RepeatedEvent",
     "ModularEvent",
     "PmfPairEvent",
+    "PoissonSampledEvent",
+    "SampledWithoutReplacementEvent",
+    "RandomAllocationEvent",
+    "ShuffledEvent",
+    "ApproxDPEvent",
+    "calibrate",
     "Accountant",
     "RdpAccountant",
     "PldAccountant",

@@ -29,10 +29,13 @@ response) keep ``upper`` and ``lower`` equal up to Arb's radius.
 from __future__ import annotations
 
 import math
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
+import flint
 import mpmath
 from flint import arb, fmpz_poly
 
@@ -80,6 +83,19 @@ def fixed(ball: arb, side: str) -> int:
     return max(v, 0)
 
 
+@contextmanager
+def _threads():
+    """Let FLINT multiply on every core this process may use (at most 8)."""
+    old = flint.ctx.threads
+    try:
+        flint.ctx.threads = max(1, min(8, len(os.sched_getaffinity(0))
+                                       if hasattr(os, "sched_getaffinity") else
+                                       (os.cpu_count() or 1)))
+        yield
+    finally:
+        flint.ctx.threads = old
+
+
 def _ceil_shift(x: int, bits: int) -> int:
     return -((-x) >> bits)
 
@@ -106,7 +122,7 @@ class LossGrid:
     def __post_init__(self):
         if self.side not in SIDES:
             raise ParameterError(f"side must be one of {SIDES}, got {self.side!r}")
-        if not self.masses:
+        if not isinstance(self.masses, fmpz_poly) and not self.masses:
             raise ParameterError("masses must be non-empty")
         if self.step <= 0:
             raise ParameterError(f"step must be > 0, got {self.step}")
@@ -120,8 +136,22 @@ class LossGrid:
         return cls(side, offset, step, start, masses, inf, prec)
 
     # ------------------------------------------------------------------ reading
+    @cached_property
+    def _seq(self) -> tuple:
+        """The masses as a tuple of ints (they may be held as an integer polynomial, the
+        form composition works in)."""
+        if isinstance(self.masses, fmpz_poly):
+            return tuple(int(c) for c in self.masses.coeffs()) or (0,)
+        return tuple(self.masses)
+
+    @cached_property
+    def _poly(self) -> fmpz_poly:
+        if isinstance(self.masses, fmpz_poly):
+            return self.masses
+        return fmpz_poly(list(self.masses))
+
     def __len__(self) -> int:
-        return len(self.masses)
+        return len(self._seq)
 
     def loss(self, i: int) -> Fraction:
         """Exact loss of the ``i``-th mass."""
@@ -134,11 +164,13 @@ class LossGrid:
 
     def total(self) -> int:
         """Finite mass, in units of 2^-FIXED_BITS."""
+        if isinstance(self.masses, fmpz_poly):
+            return int(self.masses(1))
         return sum(self.masses)
 
     def moments(self) -> tuple[float, float]:
         """Float mean and standard deviation of the finite part (for grid planning)."""
-        w = [float(m) for m in self.masses]
+        w = [float(m) for m in self._seq]
         tot = sum(w)
         if tot <= 0:
             return float(self.loss(0)), 0.0
@@ -155,21 +187,22 @@ class LossGrid:
             raise ParameterError("cannot compose an upper side with a lower side")
         if self.step != other.step:
             raise ParameterError(f"steps differ ({self.step} vs {other.step}); regrid first")
-        prod = fmpz_poly(list(self.masses)) * fmpz_poly(list(other.masses))
-        coeffs = [int(c) for c in prod.coeffs()] or [0]
+        with _threads():
+            prod = self._poly * other._poly
         # tuples with at least one +∞ coordinate, under the product of the measures
         fa, fb = self.total(), other.total()
         wa, wb = self.infinity, other.infinity
         inf = wa * fb + wb * fa + wa * wb
         if self.side == "upper":
-            coeffs = [_ceil_shift(c, FIXED_BITS) for c in coeffs]
+            prod = -((-prod) // _SCALE_INT)                 # every product rounded up
             inf = _ceil_shift(inf, FIXED_BITS)
         else:
-            coeffs = [c >> FIXED_BITS for c in coeffs]
+            prod = prod // _SCALE_INT                       # … or down
             inf >>= FIXED_BITS
+        if prod.length() == 0:
+            prod = fmpz_poly([0])
         out = LossGrid(self.side, self.offset + other.offset, self.step,
-                       self.start + other.start, tuple(coeffs), inf,
-                       max(self.prec, other.prec))
+                       self.start + other.start, prod, inf, max(self.prec, other.prec))
         return out.truncate(tail)
 
     def power(self, k: int, tail=DEFAULT_TAIL) -> LossGrid:
@@ -192,13 +225,13 @@ class LossGrid:
         ms = self.masses
         n = len(ms)
         budget = int(Fraction(tail) / 2 * _SCALE_INT)
-        lo, acc = 0, 0
-        while lo < n - 1 and acc + ms[lo] <= budget:
-            acc += ms[lo]
+        lo, low_mass = 0, 0
+        while lo < n - 1 and low_mass + ms[lo] <= budget:
+            low_mass += ms[lo]
             lo += 1
-        hi, acc = n - 1, 0
-        while hi > lo and acc + ms[hi] <= budget:
-            acc += ms[hi]
+        hi, high_mass = n - 1, 0
+        while hi > lo and high_mass + ms[hi] <= budget:
+            high_mass += ms[hi]
             hi -= 1
         while hi > lo and ms[hi] == 0:
             hi -= 1
@@ -206,15 +239,20 @@ class LossGrid:
             lo += 1
         if lo == 0 and hi == n - 1:
             return self
-        low_mass, high_mass = sum(ms[:lo]), sum(ms[hi + 1:])
-        kept = list(ms[lo:hi + 1])
+        low_mass, high_mass = int(low_mass), int(high_mass)
+        if isinstance(ms, fmpz_poly):
+            kept = ms.truncate(hi + 1).right_shift(lo)
+        else:
+            kept = list(ms[lo:hi + 1])
         inf = self.infinity
         if self.side == "upper":
-            kept[0] += low_mass
+            kept[0] = kept[0] + low_mass
             inf += high_mass
         else:
-            kept[-1] += high_mass
-        return LossGrid(self.side, self.offset, self.step, self.start + lo, tuple(kept), inf,
+            kept[hi - lo] = kept[hi - lo] + high_mass
+        if not isinstance(kept, fmpz_poly):
+            kept = tuple(kept)
+        return LossGrid(self.side, self.offset, self.step, self.start + lo, kept, inf,
                         self.prec)
 
     def regrid(self, step: Fraction, offset: Fraction = Fraction(0)) -> LossGrid:
@@ -226,14 +264,14 @@ class LossGrid:
             raise ParameterError(f"step must be > 0, got {step}")
         if step == self.step and (self.offset - offset) % step == 0:
             shift = (self.offset - offset) // step
-            return LossGrid(self.side, offset, step, self.start + int(shift), self.masses,
+            return LossGrid(self.side, offset, step, self.start + int(shift), self._seq,
                             self.infinity, self.prec)
         base = self.offset + self.start * self.step - offset      # loss of masses[0] − offset
         ratio = self.step / step
         pos0 = base / step
         if self.side == "lower":
             new_int: dict[int, int] = {}
-            for i, m in enumerate(self.masses):
+            for i, m in enumerate(self._seq):
                 if m:
                     j = math.floor(pos0 + i * ratio)
                     new_int[j] = new_int.get(j, 0) + m
@@ -245,7 +283,7 @@ class LossGrid:
         with _arb.precision(self.prec):
             weights: dict[Fraction, tuple[arb, arb]] = {}
             denom = 1 - _exp(-step)
-            for i, m in enumerate(self.masses):
+            for i, m in enumerate(self._seq):
                 if not m:
                     continue
                 pos = pos0 + i * ratio
@@ -273,14 +311,14 @@ class LossGrid:
     @cached_property
     def _suffix(self) -> tuple[list[arb], list[arb]]:
         """S1[i] = Σ_{j>=i} m_j and S2[i] = Σ_{j>=i} m_j e^{−l_j} (length n + 1)."""
-        n = len(self.masses)
+        n = len(self._seq)
         with _arb.precision(self.prec + 32):
             r = _exp(-self.step)
             e = _exp(-self.loss(n - 1))
             s1 = [0] * (n + 1)
             s2 = [arb(0)] * (n + 1)
             for i in range(n - 1, -1, -1):
-                m = self.masses[i]
+                m = self._seq[i]
                 s1[i] = s1[i + 1] + m
                 s2[i] = s2[i + 1] + m * e if m else s2[i + 1]
                 e = e / r
@@ -293,7 +331,7 @@ class LossGrid:
         """Ball around this side's δ(ε) (atoms strictly above ε count)."""
         s1, s2 = self._suffix
         first = _floor_div(eps - self.offset, self.step) - self.start + 1
-        first = min(max(first, 0), len(self.masses))
+        first = min(max(first, 0), len(self._seq))
         with _arb.precision(self.prec + 32):
             d = s1[first] - _exp(eps) * s2[first] + arb(self.infinity) / _SCALE
         return d
@@ -323,7 +361,7 @@ class LossGrid:
         """Certified bound on ε(δ) = inf{ε >= 0 : δ(ε) <= δ} on this side's direction
         (+inf on the upper side when no finite ε reaches δ)."""
         dq = to_fraction("delta", delta)
-        n = len(self.masses)
+        n = len(self._seq)
         d_arb = _arb.to_arb(dq)
         d_lo, d_hi = _intervals.fraction_bounds(dq, self.prec)
         upper = self.side == "upper"

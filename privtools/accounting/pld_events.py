@@ -50,8 +50,9 @@ from .events import (
     ZCDPEvent,
 )
 from .pld import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
+from .pld_cells import Cells, lower_grid, upper_grid
 
-__all__ = ["Release", "release", "releases", "noise_pmf"]
+__all__ = ["Release", "release", "releases", "noise_pmf", "gaussian_release", "from_cells"]
 
 PMF_DPS = 40                      # digits of the tabulated PMFs
 PMF_TAIL = Fraction(1, 10**50)    # mass left outside the tabulated window
@@ -70,8 +71,43 @@ class Release:
         """(mean, sd, min, max) of the forward loss, as floats (grid planning only)."""
         raise NotImplementedError
 
-    def build(self, step: Fraction | None, prec: int = DEFAULT_PREC) -> PrivacyLossDistribution:
+    def cells(self, step: Fraction, prec: int = DEFAULT_PREC, mixed: bool = False) -> Cells:
+        """The release's pair on a partition of its output space (cells no wider in loss
+        than ``step`` where the loss is continuous). ``mixed``: the cells will be mixed
+        (sampling), so resolve the bulk of Q as finely as that of P."""
         raise NotImplementedError
+
+    def build(self, step: Fraction | None, prec: int = DEFAULT_PREC) -> PrivacyLossDistribution:
+        """Both sides of each direction on the lattice ``step·Z`` (second order in the
+        step: :mod:`~privtools.accounting.pld_cells`)."""
+        if step is None:
+            mean, sd, lo, hi = self.moments()
+            step = _default_step(lo, hi)
+        return from_cells(self.cells(step, prec), step, prec, self.symmetric)
+
+
+def from_cells(cells: Cells, step: Fraction, prec: int, symmetric: bool
+               ) -> PrivacyLossDistribution:
+    """The two-sided PLD of a pair given by its cells (the reverse direction too unless the
+    pair is ``symmetric``)."""
+    fwd = (upper_grid(cells, step, prec), lower_grid(cells, step, prec))
+    if symmetric:
+        return PrivacyLossDistribution(fwd)
+    rev = cells.reversed()
+    return PrivacyLossDistribution(fwd, (upper_grid(rev, step, prec),
+                                         lower_grid(rev, step, prec)))
+
+
+def _span(b: arb, extra: arb) -> arb:
+    """A ball holding every value in [max(b, 0), b + extra] (a mass that may gain
+    ``extra``)."""
+    b = b.nonnegative_part()
+    return b.union(b + extra) if extra.upper() > 0 else b
+
+
+def _up_to(x: arb) -> arb:
+    """A ball holding [0, upper end of x]."""
+    return arb(0).union(arb(x.upper())) if x.upper() > 0 else arb(0)
 
 
 @dataclass(frozen=True)
@@ -108,6 +144,23 @@ class _Lattice(Release):
             upper = upper.regrid(step, self.offset)
             lower = lower.regrid(step, self.offset)
         return PrivacyLossDistribution((upper, lower))
+
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False):
+        """Each atom a cell at its exact loss (Q-mass P·e^{−ℓ}); whatever mass the listed
+        atoms may miss, of P or of Q, in one cell of unknown loss."""
+        out = []
+        with _arb.precision(prec + 32):
+            sp = sq = arb(0)
+            for i, m in enumerate(self.masses):
+                loss = self.offset + (self.start + i) * self.step
+                q = m * (-_arb.to_arb(loss)).exp()
+                out.append((m, q, loss, loss))
+                sp += m
+                sq += q
+            rest_p, rest_q = _up_to(1 - sp), _up_to(1 - sq)
+            if rest_p.upper() > 0 or rest_q.upper() > 0:
+                out.append((rest_p, rest_q, None, None))
+        return Cells(tuple(out))
 
 
 @proven("fact2_tail")  # the masses of x <= 0 and x >= Δ
@@ -155,14 +208,10 @@ class _Atoms(Release):
         """(p, q): balls of the accounted P- and Q-mass at each point of the common window.
         The unaccounted mass of either may sit at any point (after wrapping it may be
         anywhere, and the table of an n-fold sum built from truncated shares leaves its
-        dropped mass inside the window too), so :meth:`_grid` adds it to every upper end."""
+        dropped mass inside the window too), so :meth:`cells` widens every mass by it."""
         lo, hi = min(P.lo, Q.lo), max(P.hi, Q.hi)
         for x in range(lo, hi + 1):
             yield P.ball(x), Q.ball(x)
-
-    def _outside(self, P: ExactPMF, Q: ExactPMF) -> arb:
-        """Mass of P that may lie outside the common window (only on Z)."""
-        return arb(0) if P.modulus is not None else _arb.from_mpf(P.unaccounted)
 
     def moments(self):
         tot = mean = sq = 0.0
@@ -182,62 +231,27 @@ class _Atoms(Release):
         sd = math.sqrt(max(sq / tot - mean * mean, 0.0))
         return mean, sd, lo, hi
 
-    def _grid(self, P, Q, step: Fraction, prec: int) -> tuple[LossGrid, LossGrid]:
-        up: dict[int, arb] = {}
-        low: dict[int, arb] = {}
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False):
+        """One cell per point of the window. The unaccounted mass of either law may sit at
+        any point, so it widens every point's mass upward, and (on Z) it may also lie
+        outside the window: one more cell of unknown loss."""
+        P, Q = self.P, self.Q
+        out = []
         with _arb.precision(prec + 32):
             u_p, u_q = _arb.from_mpf(P.unaccounted), _arb.from_mpf(Q.unaccounted)
-            inf_up = self._outside(P, Q)
-            inf_low = arb(0)
-            h = _arb.to_arb(step)
             for p, q in self._atoms(P, Q):
-                p_lo = arb(p.lower()) if p.lower() > 0 else arb(0)
-                p_hi = arb(p.upper()) + u_p
-                q_lo = arb(q.lower()) if q.lower() > 0 else arb(0)
-                q_hi = arb(q.upper()) + u_q
-                if p_hi == 0:
+                p, q = _span(p, u_p), _span(q, u_q)
+                if not (p.upper() > 0 or q.upper() > 0):
                     continue
-                if q_lo == 0:
-                    inf_up += p_hi                              # loss may be +∞
-                else:
-                    l_hi = (p_hi / q_lo).log()
-                    l_lo = (p_lo / q_hi).log() if p_lo > 0 else None
-                    i_lo = math.floor(_arb.lower_mpf((l_lo if l_lo is not None else l_hi) / h))
-                    i_hi = math.ceil(_arb.upper_mpf(l_hi / h))
-                    if i_hi <= i_lo:
-                        i_hi = i_lo + 1
-                    # split (P, Q) mass over ε_a = i_lo·h and ε_b = i_hi·h keeping both
-                    # (Doroshenko et al. 2022); upper ends of each share
-                    e_a = (-(i_lo * h)).exp()
-                    e_b = (-(i_hi * h)).exp()
-                    den = e_a - e_b
-                    to_b = ((p_hi * e_a - q_lo) / den).nonnegative_part()
-                    to_a = ((q_hi - p_lo * e_b) / den).nonnegative_part()
-                    up[i_lo] = up.get(i_lo, arb(0)) + arb(to_a.upper())
-                    up[i_hi] = up.get(i_hi, arb(0)) + arb(to_b.upper())
-                if p_lo > 0 and q_hi > 0:
-                    j = math.floor(_arb.lower_mpf((p_lo / q_hi).log() / h))
-                    low[j] = low.get(j, arb(0)) + p_lo
-                elif p_lo > 0 and q_hi == 0:
-                    inf_low += p_lo                               # Q certainly 0 here
-        return (_to_grid("upper", up, step, inf_up, prec),
-                _to_grid("lower", low, step, inf_low, prec))
-
-    def build(self, step, prec=DEFAULT_PREC):
-        if step is None:
-            mean, sd, lo, hi = self.moments()
-            step = _default_step(lo, hi)
-        fwd = self._grid(self.P, self.Q, step, prec)
-        rev = None if self.symmetric else self._grid(self.Q, self.P, step, prec)
-        return PrivacyLossDistribution(fwd, rev)
-
-
-def _to_grid(side: str, masses: dict, step: Fraction, inf: arb, prec: int) -> LossGrid:
-    if not masses:
-        return LossGrid.from_balls(side, Fraction(0), step, 0, (arb(0),), inf, prec)
-    lo, hi = min(masses), max(masses)
-    return LossGrid.from_balls(side, Fraction(0), step, lo,
-                               [masses.get(j, arb(0)) for j in range(lo, hi + 1)], inf, prec)
+                lo = hi = None
+                if p.lower() > 0 and q.upper() > 0:
+                    lo = arb((arb(p.lower()) / arb(q.upper())).log().lower())
+                if q.lower() > 0:
+                    hi = arb((arb(p.upper()) / arb(q.lower())).log().upper())
+                out.append((p, q, lo, hi))
+            if P.modulus is None:
+                out.append((_up_to(u_p), _up_to(u_q), None, None))
+        return Cells(tuple(out))
 
 
 def _default_step(lo: float, hi: float, points: int = 2**12) -> Fraction:
@@ -301,65 +315,48 @@ class _Cells(Release):
             qs.append(((-(a + t0) / 2).exp() - (-(a + t1) / 2).exp()) / 2)
         return ps, qs
 
-    def build(self, step, prec=DEFAULT_PREC):
-        mean, sd, lo, hi = self.moments()
-        if step is None:
-            step = _default_step(lo, hi)
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False):
+        """Gaussian: the cells (i·h, (i+1)·h] of the loss over the bulk of both laws (the
+        loss is N(μ, 2μ) under P and N(−μ, 2μ) under Q), with the two tails as cells of
+        half-open range. Laplace: the atoms ±a and the cells between."""
         h = step
-        gauss = self.kind == "gaussian"
-        i0 = math.floor(Fraction(lo) / h) if gauss else math.floor(-self.a / h)
-        i1 = math.ceil(Fraction(hi) / h) if gauss else math.ceil(self.a / h)
-        up: dict[int, arb] = {}
-        low: dict[int, arb] = {}
+        out = []
         with _arb.precision(prec + 32):
-            hh = _arb.to_arb(h)
-            inf_up = arb(0)
-            if gauss:
+            if self.kind == "gaussian":
+                mean, sd, lo, hi = self.moments()
+                i0 = math.floor(Fraction(-mean - CELL_SDS * sd if mixed else lo) / h)
+                i1 = math.ceil(Fraction(hi) / h)
                 mu = _arb.to_arb(self.a)
                 s = (4 * mu).sqrt()
-                up[i0] = ((mu - i0 * hh) / s).erfc() / 2           # below: rounded up
-                inf_up = ((i1 * hh - mu) / s).erfc() / 2           # above: +∞
+                hh = _arb.to_arb(h)
+                t0, t1 = i0 * hh, i1 * hh
+                # tails: P(L <= t0), Q(L <= t0); P(L > t1), Q(L > t1)
+                out.append((((mu - t0) / s).erfc() / 2, ((-mu - t0) / s).erfc() / 2,
+                            None, i0 * h))
+                out.append((((t1 - mu) / s).erfc() / 2, ((t1 + mu) / s).erfc() / 2,
+                            i1 * h, None))
                 ps, qs = self._gaussian_cells(i0, i1, h)
+                for k, (p, q) in enumerate(zip(ps, qs)):
+                    out.append((p.nonnegative_part(), q.nonnegative_part(),
+                                (i0 + k) * h, (i0 + k + 1) * h))
             else:
                 a = _arb.to_arb(self.a)
-                # atoms: P(L = a) = 1/2 (x <= 0), P(L = −a) = e^{−a}/2 (x >= Δ)
-                self._place_atom(up, low, a, arb(1) / 2, hh)
-                self._place_atom(up, low, -a, (-a).exp() / 2, hh)
+                half = arb(1) / 2
+                tail = (-a).exp() / 2
+                out.append((half, tail, self.a, self.a))   # x <= 0 … x >= Δ: loss ±a
+                out.append((tail, half, -self.a, -self.a))
+                i0, i1 = math.floor(-self.a / h), math.ceil(self.a / h)
                 ps, qs = self._laplace_cells(i0, i1, h)
-            r = (-hh).exp()
-            ea = (-(i0 * hh)).exp()
-            for k, (p_cell, q_cell) in enumerate(zip(ps, qs)):
-                i = i0 + k
-                eb = ea * r
-                p_cell, q_cell = p_cell.nonnegative_part(), q_cell.nonnegative_part()
-                if p_cell.upper() > 0:
-                    # the cell's loss lies in [i·h, (i+1)·h]: split to the ends, keeping
-                    # both masses (Doroshenko et al. 2022)
-                    den = ea - eb
-                    to_b = ((p_cell * ea - q_cell) / den).nonnegative_part()
-                    to_a = ((q_cell - p_cell * eb) / den).nonnegative_part()
-                    up[i] = up.get(i, arb(0)) + arb(to_a.upper())
-                    up[i + 1] = up.get(i + 1, arb(0)) + arb(to_b.upper())
-                    if p_cell.lower() > 0:
-                        low[i] = low.get(i, arb(0)) + arb(p_cell.lower())
-                ea = eb
-        return PrivacyLossDistribution((_to_grid("upper", up, h, inf_up, prec),
-                                        _to_grid("lower", low, h, arb(0), prec)))
+                bounds = ([-self.a] + [i * h for i in range(i0 + 1, i1)] + [self.a])
+                for p, q, lo, hi in zip(ps, qs, bounds, bounds[1:]):
+                    out.append((p.nonnegative_part(), q.nonnegative_part(), lo, hi))
+        return Cells(tuple(out))
 
-    @staticmethod
-    def _place_atom(up, low, loss: arb, mass: arb, hh: arb):
-        """An atom at an Arb loss: split upward (upper) / rounded down (lower)."""
-        i_lo = math.floor(_arb.lower_mpf(loss / hh))
-        i_hi = math.ceil(_arb.upper_mpf(loss / hh))
-        if i_hi == i_lo:                     # exactly on the grid
-            up[i_lo] = up.get(i_lo, arb(0)) + mass
-        else:
-            ea, eb = (-(i_lo * hh)).exp(), (-(i_hi * hh)).exp()
-            q = mass * (-loss).exp()
-            den = ea - eb
-            up[i_lo] = up.get(i_lo, arb(0)) + arb(((q - mass * eb) / den).upper())
-            up[i_hi] = up.get(i_hi, arb(0)) + arb(((mass * ea - q) / den).upper())
-        low[i_lo] = low.get(i_lo, arb(0)) + arb(mass.lower())
+
+def gaussian_release(mu: Fraction) -> Release:
+    """The Gaussian release whose loss is N(μ, 2μ) under P (μ = Δ²/(2σ²); μ-GDP with
+    μ_GDP = √(2μ))."""
+    return _Cells("gaussian", Fraction(mu))
 
 
 # ------------------------------------------------------------------------------ dispatch
@@ -397,7 +394,7 @@ def release(event: DpEvent) -> Release:
     if isinstance(event, PmfPairEvent):
         return _Atoms(event.p, event.q, symmetric=False)
     if isinstance(event, GaussianEvent):
-        return _Cells("gaussian", event.sensitivity ** 2 / (2 * event.sigma ** 2))
+        return gaussian_release(event.sensitivity ** 2 / (2 * event.sigma ** 2))
     if isinstance(event, LaplaceEvent):
         return _Cells("laplace", event.sensitivity / event.b)
     if isinstance(event, ZCDPEvent):

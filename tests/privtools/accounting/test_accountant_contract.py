@@ -45,7 +45,8 @@ EXPECTED_SUPPORT = {
                       "GaussianEvent", "LaplaceEvent", "ZCDPEvent", "PureDPEvent"},
     A.PldAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
-                      "PmfPairEvent"},
+                      "PmfPairEvent", "PoissonSampledEvent", "SampledWithoutReplacementEvent",
+                      "ApproxDPEvent"},
 }
 
 _ATOMS = {
@@ -59,6 +60,12 @@ _ATOMS = {
     A.ModularEvent: A.ModularEvent(A.DiscreteLaplaceEvent(scale=2), 16),
     A.PmfPairEvent: A.PmfPairEvent(_pmf([Fraction(1, 4), Fraction(3, 4)]),
                                    _pmf([Fraction(1, 2), Fraction(1, 2)])),
+    A.PoissonSampledEvent: A.PoissonSampledEvent(A.PureDPEvent(1), q=Fraction(1, 10)),
+    A.SampledWithoutReplacementEvent: A.SampledWithoutReplacementEvent(
+        A.DiscreteLaplaceEvent(scale=2), batch=10, population=100),
+    A.RandomAllocationEvent: A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=10),
+    A.ShuffledEvent: A.ShuffledEvent(A.PureDPEvent(1), n=100),
+    A.ApproxDPEvent: A.ApproxDPEvent(Fraction(1, 2), Fraction(1, 10**6)),
 }
 # One sample per exported event type (composites built from supported-by-both atoms and
 # from mixed ones, below).

@@ -1,0 +1,117 @@
+"""Calibration: the smallest noise whose certified (ε, δ) meets a target.
+
+    sigma = calibrate(lambda s: PoissonSampledEvent(GaussianEvent(sigma=s), q=0.01),
+                      count=10_000, epsilon=3.0, delta=1e-5)
+
+``make(s)`` describes one release at noise parameter ``s`` (σ, a scale, a variance): larger
+``s`` must mean more noise. The answer is a value at which the certified upper end of
+``PldAccountant``'s ε(δ) is at most the target — a guarantee, not an estimate — and within
+``rtol`` of the smallest such value the accountant can certify: every value below the
+bracket's lower end has a certified *lower* end of ε(δ) above the target at some grid, or is
+undecided at the finest grid (then it is not claimed).
+
+Each trial is first read on a coarse grid; only values the coarse interval cannot decide are
+read again on finer grids, so most of the search costs a fraction of one full accounting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
+from privtools.validation import check_int, to_fraction
+
+from .events import DpEvent
+from .pld_accountant import MAX_POINTS, PldAccountant
+
+__all__ = ["calibrate", "LEVELS"]
+
+#: Grid sizes tried in turn on each trial value (the last is the accountant's default).
+LEVELS = (2**12, 2**14, 2**16, MAX_POINTS)
+
+
+def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels) -> bool:
+    """True iff ε(δ) at ``s`` is certified <= eps; False if certified > eps or undecided."""
+    event = make(s)
+    if not isinstance(event, DpEvent):
+        raise ParameterError(f"make must return a DpEvent, got {type(event).__name__} for "
+                             f"s = {s!r}")
+    eps_lo, eps_hi = _intervals.fraction_bounds(eps, 128)
+    for points in levels:
+        r = PldAccountant(max_points=points).compose(event, count).epsilon(delta)
+        lo, hi = _intervals.ends(r.interval)
+        if hi <= eps_lo:
+            return True
+        if lo > eps_hi:
+            return False
+    return False
+
+
+def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delta,
+              lo=None, hi=None, rtol: float = 1e-3, integer: bool = False,
+              levels=LEVELS):
+    """The smallest noise parameter ``s`` (to within ``rtol``) at which ``count`` adaptive
+    runs of ``make(s)`` are certified (ε, δ)-DP by :class:`PldAccountant`.
+
+    ``lo``/``hi``: an optional starting bracket (found by doubling otherwise);
+    ``integer=True`` searches integers (a discrete law's parameter, a number of shares)
+    and returns the smallest certified one exactly. The value returned is a float that is
+    exactly the dyadic rational that was certified (``make(s)`` rebuilds the same event).
+    Raises :class:`~privtools.errors.ParameterError` on bad targets, and when no value up
+    to 2⁶⁰ reaches the target.
+    """
+    if not callable(make):
+        raise ParameterError("make must be a callable s -> DpEvent")
+    count = check_int("count", count, minimum=1)
+    eps = to_fraction("epsilon", epsilon)
+    if eps < 0:
+        raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")
+    dq = to_fraction("delta", delta)
+    if not (0 < dq < 1):
+        raise ParameterError(f"delta must be in (0, 1), got {delta!r}")
+    if not (isinstance(rtol, (int, float)) and 0 < rtol < 1):
+        raise ParameterError(f"rtol must be in (0, 1), got {rtol!r}")
+    levels = tuple(check_int("levels", p, minimum=16) for p in levels)
+    if not levels:
+        raise ParameterError("levels must name at least one grid size")
+
+    def value(x: Fraction):
+        return int(x) if integer else float(x)
+
+    def ok(x: Fraction) -> bool:
+        return _decide(make, value(x), count, eps, dq, levels)
+
+    def snap(x: Fraction) -> Fraction:
+        if integer:
+            return Fraction(max(1, math.ceil(x)))
+        return Fraction(float(x))
+
+    a = snap(to_fraction("lo", lo)) if lo is not None else None
+    b = snap(to_fraction("hi", hi)) if hi is not None else None
+    if b is None or not ok(b):
+        b = b if b is not None else (a * 2 if a else Fraction(1))
+        while not ok(b):
+            a = b
+            b = snap(b * 2)
+            if b > 2**60:
+                raise ParameterError("no noise up to 2^60 meets the target: is it reachable "
+                                     f"(epsilon={float(eps)}, delta={float(dq)})?")
+    if a is None:
+        a = snap(b / 2)
+        while a > (1 if integer else Fraction(1, 2**60)) and ok(a):
+            b, a = a, snap(a / 2)
+    if ok(a):
+        return value(a)
+    # invariant: ok(b), not ok(a)
+    while (b - a) > (1 if integer else Fraction(rtol) * b):
+        m = snap((a + b) / 2)
+        if m in (a, b):
+            break
+        if ok(m):
+            b = m
+        else:
+            a = m
+    return value(b)
