@@ -483,11 +483,15 @@ def _failure(plan: Plan, dps: int):
 
 # ----------------------------------------------------------------------------- the question
 def _returning(plan: Plan) -> bool:
-    return plan.pool is not None or (plan.participations or ((1, 1),)) != ((1, 1),)
+    return (plan.pool is not None or (plan.participations or ((1, 1),)) != ((1, 1),)
+            or plan.sampling_rate is not None)
 
 
 def _profile_text(plan: Plan) -> str:
     profile = plan.participations or ((1, 1),)
+    if plan.sampling_rate is not None:
+        return (f"{profile[0][1]} round(s), each sampling the client w.p. "
+                f"q = {plan.sampling_rate} (Poisson, add/remove)")
     if profile == ((1, 1),):
         return "one batch"
     return ", ".join(f"{c} batch(es)" + (f" x{j}" if j > 1 else "") for j, c in profile)

@@ -278,8 +278,12 @@ def _plan_table(pl, exact_pl) -> Table:
         lo, hi = ends(pl.certified_epsilon)
         prof = ", ".join(f"{c} batch(es)" + (f" x{j}" if j > 1 else "")
                          for j, c in pl.participations)
-        returning = pl.pool is not None or pl.participations != ((1, 1),)
-        if returning:
+        returning = (pl.pool is not None or pl.participations != ((1, 1),)
+                     or pl.sampling_rate is not None)
+        if pl.sampling_rate is not None:
+            rows.append(("client sampling", f"Poisson, q = {pl.sampling_rate}, "
+                         f"{pl.participations[0][1]} round(s) (add/remove)"))
+        elif returning:
             rows.append(("returning users", (f"pool of {pl.pool}: " if pl.pool else "") + prof))
         d_cert = pl.delta - (pl.participation_failure or 0)
         rows += [("per-batch ε (noise calibrated to)", str(pl.epsilon_view)),
@@ -426,6 +430,11 @@ def plan_command(
                                        "(ε, --delta)-DP per user"),
     pool: int = typer.Option(None, help="returning users: each round's user is drawn from a "
                              "pool of this many people (needs --delta)"),
+    sampling: str = typer.Option(None, help="client sampling: 'poisson' — each of --steps "
+                                 "rounds takes each client w.p. --q; the noise is calibrated "
+                                 "so the run is certified (ε, --delta)-DP per client"),
+    q: str = typer.Option(None, help="with --sampling poisson: the sampling rate in (0, 1]"),
+    steps: int = typer.Option(None, help="with --sampling poisson: the number of rounds"),
 ):
     """Plan a batch (g, τ, m, noise) for paper 000's theorems and check it before deploying:
     the exact privacy of the planned view and the exact probability that the analyzer's output
@@ -436,7 +445,17 @@ def plan_command(
     from verification.plan_check import verify_plan
 
     tail = _plan_tail_default() if tail is None else tail
-    returning = participations != 1 or pool is not None
+    if sampling is not None:
+        if sampling != "poisson":
+            raise ParameterError(f"--sampling must be 'poisson', got {sampling!r}")
+        if q is None or steps is None or delta is None:
+            raise ParameterError("--sampling poisson needs --q, --steps and --delta")
+        checks.int_range("steps", steps, 1, MAX_PARTICIPATIONS)
+        if participations != 1 or pool is not None:
+            raise ParameterError("--sampling replaces --participations / --pool")
+    elif q is not None or steps is not None:
+        raise ParameterError("--q and --steps apply with --sampling poisson only")
+    returning = participations != 1 or pool is not None or sampling is not None
     checks.int_range("participations", participations, 1, MAX_PARTICIPATIONS)
     if pool is not None:
         checks.int_range("pool", pool, 1, 2**62)
@@ -462,6 +481,9 @@ def plan_command(
             kwargs.update(participations=participations, pool=pool,
                           delta=None if delta is None else checks.number("delta", delta,
                                                                          positive=True))
+            if sampling is not None:
+                kwargs.update(sampling=sampling, steps=steps,
+                              q=checks.number("q", q, positive=True))
         elif delta is not None:        # rdp / cdp: calibrated to the certified (ε, δ)
             kwargs.update(delta=checks.number("delta", delta, positive=True))
         pl = make_plan(tail=tail, **kwargs)

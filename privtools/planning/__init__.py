@@ -35,12 +35,13 @@ from .deployments import (
     deployment,
     policy_name,
 )
-from .guarantee import guarantee, plan_certificate, show_up
+from .guarantee import guarantee, plan_certificate, plan_view, show_up
 from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
 from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params, view_params
 
 __all__ = [
+    "plan_view",
     "TheoremParams", "theorem_params", "ceil_sqrt", "THEOREMS", "Plan", "plan",
     "with_parameters", "SUPPORTED",
     "PRIVACY", "TRUST", "SECURE", "TAIL_MODES", "batch_event", "calibrate",

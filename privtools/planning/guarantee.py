@@ -34,7 +34,7 @@ from .participation import per_user_epsilon
 from .plan import Plan
 from .theorems import TheoremParams, theorem_params
 
-__all__ = ["plan_certificate", "guarantee", "show_up"]
+__all__ = ["plan_certificate", "plan_view", "guarantee", "show_up"]
 
 _RDP_ORDERS = tuple(range(2, 257))      # Theorem 2 is stated for α = 2, 3, ...
 
@@ -62,7 +62,7 @@ def _delta(d) -> str:
     return f"{float(d):.3g}"
 
 
-def _view_params(plan: Plan) -> TheoremParams:
+def plan_view(plan: Plan) -> TheoremParams:
     """The plan's own view (its g and noise, whatever they are) as theorem parameters."""
     noise = plan.total_noise if plan.deployment.total == "nominal" else plan.mechanism_noise
     return TheoremParams(plan.theorem, plan.epsilon_view, plan.n, plan.p_noise, plan.s,
@@ -74,7 +74,8 @@ def _profile(plan: Plan) -> tuple[tuple[int, int], ...]:
 
 
 def _returning(plan: Plan) -> bool:
-    return plan.pool is not None or _profile(plan) != ((1, 1),)
+    return (plan.pool is not None or _profile(plan) != ((1, 1),)
+            or plan.sampling_rate is not None)
 
 
 def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> PldEpsilon:
@@ -108,7 +109,8 @@ def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> P
         if mpmath.mpf(up) < hi:
             up = math.nextafter(up, math.inf)
         return PldEpsilon(up, interval(lo, hi), 0.0)
-    return per_user_epsilon(_view_params(plan), profile, dq, max_points=max_points)
+    return per_user_epsilon(plan_view(plan), profile, dq, max_points=max_points,
+                            rate=plan.sampling_rate)
 
 
 # ----------------------------------------------------------------------------- statements
@@ -121,6 +123,10 @@ def _subject(plan: Plan) -> str:
 def _who(plan: Plan) -> str:
     if plan.pool is not None:
         return f"every member of a pool of {plan.pool} (each round's user drawn from it)"
+    if plan.sampling_rate is not None:
+        k = sum(c for _, c in _profile(plan))
+        return (f"every client, sampled with probability {plan.sampling_rate} in each of "
+                f"{k} rounds (Poisson, add/remove)")
     if _returning(plan):
         k = sum(c for _, c in _profile(plan))
         return f"every user who joins up to {k} batches"

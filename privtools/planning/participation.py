@@ -27,6 +27,7 @@ from privtools.accounting import (
     DpEvent,
     PldAccountant,
     PldEpsilon,
+    PoissonSampledEvent,
 )
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
@@ -72,14 +73,18 @@ def _profile(participations) -> tuple[tuple[int, int], ...]:
 
 
 def per_user_epsilon(params: TheoremParams, participations, delta,
-                     max_points: int | None = None) -> PldEpsilon:
+                     max_points: int | None = None, rate=None) -> PldEpsilon:
     """Certified ε(δ) of a user who joins ``participations`` batches planned by ``params``
     (an int k, or a profile ``((multiplicity, count), ...)``: ``count`` batches in which the
-    user is counted ``multiplicity`` times)."""
+    user is counted ``multiplicity`` times). ``rate``: each of those batches samples its
+    clients independently with this probability (Poisson client sampling, add/remove): each
+    batch is then a :class:`~privtools.accounting.PoissonSampledEvent` of its view."""
     acc = PldAccountant() if max_points is None else PldAccountant(max_points=max_points)
+    q = None if rate is None else check_positive_fraction("rate", rate, upper=1)
     for j, c in _profile(participations):
         if c:
-            acc.compose(batch_event(params, j), count=c)
+            ev = batch_event(params, j)
+            acc.compose(ev if q is None or q == 1 else PoissonSampledEvent(ev, q), count=c)
     return acc.epsilon(delta)
 
 
@@ -88,32 +93,38 @@ def _params(theorem: int, eps: Fraction, n: int, p: Fraction, s) -> TheoremParam
 
 
 def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
-              s=1) -> tuple[Fraction, PldEpsilon]:
+              s=1, rate=None) -> tuple[Fraction, PldEpsilon]:
     """The largest per-batch ε on the grid ε·j/2^12 whose ``participations``-fold composition
     is certified (``epsilon``, ``delta``)-DP, with that certificate.
 
     Pure DP with ``delta == 0`` needs no search: basic composition is exact for pure DP, so
     the per-batch ε is ε/k. Otherwise a bisection over the grid, each step certified by
     :class:`PldAccountant`; the returned certificate is the final one (the search only
-    proposes)."""
+    proposes). ``rate``: Poisson client sampling of every batch (see
+    :func:`per_user_epsilon`)."""
     eps = check_positive_fraction("epsilon", epsilon)
     profile = _profile(participations)
     k = sum(j * c for j, c in profile)          # pure DP: ε adds over every count
     dq = Fraction(delta) if not isinstance(delta, float) else Fraction(delta)
     if not (0 <= dq < 1):
         raise ParameterError(f"delta must be in [0, 1), got {delta!r}")
+    q = None if rate is None else check_positive_fraction("rate", rate, upper=1)
+    if dq == 0 and q is not None and q < 1:
+        raise ParameterError("delta must be > 0 with client sampling (its amplification is "
+                             "an (ε, δ) statement)")
     if dq == 0:
         if not by_theorem(theorem).pure:
             raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have "
                                  "no finite pure ε")
         eb = eps / k
         return eb, PldEpsilon(float(eb * k), mpmath.mpi(*fraction_bounds(eb * k)), 0.0)
-    return _calibrated(theorem, eps, dq, profile, n, Fraction(p), Fraction(1 if s is None else s))
+    return _calibrated(theorem, eps, dq, profile, n, Fraction(p), Fraction(1 if s is None else s),
+                       q)
 
 
 @functools.lru_cache(maxsize=64)
 def _calibrated(theorem: int, eps: Fraction, dq: Fraction, profile: tuple, n: int, p: Fraction,
-                s: Fraction) -> tuple[Fraction, PldEpsilon]:
+                s: Fraction, rate: Fraction | None = None) -> tuple[Fraction, PldEpsilon]:
     """:func:`calibrate`'s certified search, once per target (the command line plans the same
     batch twice: with the theorem's τ and with the exact τ; the noise is the same)."""
     k = sum(j * c for j, c in profile)
@@ -122,7 +133,8 @@ def _calibrated(theorem: int, eps: Fraction, dq: Fraction, profile: tuple, n: in
     def ok(eb: Fraction, points=SEARCH_POINTS) -> PldEpsilon | None:
         # the search runs on a coarse grid (still certified, a little looser); the chosen
         # value is certified again on the default grid
-        r = per_user_epsilon(_params(theorem, eb, n, p, s), profile, dq, max_points=points)
+        r = per_user_epsilon(_params(theorem, eb, n, p, s), profile, dq, max_points=points,
+                             rate=rate)
         return r if _intervals.ends(r.interval)[1] <= target_hi else None
 
     scale = 2**CALIBRATION_STEPS
@@ -134,7 +146,10 @@ def _calibrated(theorem: int, eps: Fraction, dq: Fraction, profile: tuple, n: in
             found[j] = r
         return r is not None
 
-    j = largest_true(holds, max(scale // k, 1), scale)
+    # sampling amplifies: a batch may then spend more than the whole target (up to 16ε)
+    top = scale if rate is None or rate == 1 else 16 * scale
+    start = max(scale // k, 1) if top == scale else max(int(scale // max(rate * k, 1)), 1)
+    j = largest_true(holds, min(start, top), top)
     if j is None:
         raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
                              f"({eps}, {float(dq):.3g}) over {k} participations")

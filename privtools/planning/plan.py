@@ -111,6 +111,7 @@ class Plan:
     pool: int | None = None
     participation_failure: Fraction | None = None
     certified_epsilon: Interval | None = None
+    sampling_rate: Fraction | None = None
 
     # ------------------------------------------------------------------ derived
     @property
@@ -185,6 +186,7 @@ class Plan:
             "participation_failure": None if self.participation_failure is None else
             str(self.participation_failure),
             "certified_epsilon": iv(self.certified_epsilon),
+            "sampling_rate": None if self.sampling_rate is None else str(self.sampling_rate),
         }
 
     def __str__(self) -> str:
@@ -209,7 +211,11 @@ class Plan:
             who = (f"a member of a pool of {self.pool}" if self.pool else "a user")
             prof = ", ".join(f"{c} batch(es) x{j}" if j > 1 else f"{c} batch(es)"
                              for j, c in self.participations)
-            once = self.pool is None and self.participations == ((1, 1),)
+            if self.sampling_rate is not None:
+                who = f"a client sampled w.p. q = {self.sampling_rate} in each round"
+                prof = f"{self.participations[0][1]} round(s)"
+            once = (self.pool is None and self.participations == ((1, 1),)
+                    and self.sampling_rate is None)
             lines.append((f"  (ε, δ) = ({self.epsilon}, {float(self.delta):.3g}): noise "
                           "calibrated to the theorem's ε = "
                           if once else f"  returning users: {who} in {prof}; per batch ε = ")
@@ -244,7 +250,8 @@ def _check_horizon(horizon) -> int:
 def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
          horizon: int | None = None, s=1, trust: str = "distributed",
          secure: str = "secagg", tail: str = "bound", p=None, c=None,
-         dps: int = 20, delta=None, participations: int = 1, pool: int | None = None) -> Plan:
+         dps: int = 20, delta=None, participations: int = 1, pool: int | None = None,
+         sampling: str | None = None, q=None, steps: int | None = None) -> Plan:
     """Plan one batch of ``n`` users for a target ``epsilon`` over ``horizon`` rounds T.
 
     Picks the theorem of paper 000 from (privacy, trust, secure) — see ``SUPPORTED``:
@@ -260,6 +267,14 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
     sums of discrete Gaussians (Theorem 4) and of the users' Lap_Z (Theorem 6). Same g, same
     privacy; smaller τ and m. Theorem 6 needs ``c`` (the unspecified constant of Lemma 5)
     for ``tail="bound"`` only.
+
+    Client sampling (``sampling="poisson"``, ``q``, ``steps``): the deployment runs
+    ``steps`` rounds and each round takes each client independently with probability ``q``
+    (add/remove; needs ``delta`` > 0). The noise of a round is calibrated so that the
+    ``steps``-fold composition of the Poisson-sampled view is certified (ε, δ)-DP per client
+    (:class:`~privtools.accounting.PoissonSampledEvent` in the PLD accountant). ``n`` is the
+    number of shares each round's aggregate holds: the plan assumes every round carries that
+    noise however many clients its sample has (e.g. the round is held until n shares arrive).
 
     Limits (:mod:`privtools.limits`, the same for every privacy kind and for the command
     line): 0 < ε <= 1000, 1 <= n <= 10**12, T <= 10**18, p and δ >= 2**-128, and at most 64
@@ -300,6 +315,24 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         if dq != 0:  # (0: pure ε-DP)
             DELTA.check(dq)
     pool_u = None if pool is None else check_int("pool", pool, minimum=1)
+    rate = None
+    if sampling is not None:
+        if sampling != "poisson":
+            raise ParameterError(f"sampling must be 'poisson' (or None), got {sampling!r}")
+        if q is None or steps is None:
+            raise ParameterError("sampling='poisson' needs q (the sampling rate) and steps "
+                                 "(the number of rounds)")
+        rate = check_positive_fraction("q", q, upper=1)
+        steps = check_int("steps", steps, minimum=1)
+        if k != 1 or pool_u is not None:
+            raise ParameterError("sampling replaces participations / pool: a sampled client "
+                                 "may join each of the steps rounds")
+        if dq is None or dq == 0:
+            raise ParameterError("sampling needs delta > 0 (amplification by sampling is an "
+                                 "(ε, δ) statement)")
+        k = steps
+    elif q is not None or steps is not None:
+        raise ParameterError("q and steps apply with sampling='poisson' only")
     dep = by_key(privacy, trust, secure)
     theorem = dep.theorem
     if privacy == "pure-dp" and sf != 1:
@@ -311,7 +344,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
                              "required for trust='local' with tail='bound'; tail='exact' "
                              "needs no c")
 
-    returning = dq is not None or k > 1 or pool_u is not None
+    returning = dq is not None or k > 1 or pool_u is not None or rate is not None
     if returning:
         if not dep.loss_distribution:
             raise ParameterError("delta / participations / pool are certified for secagg, "
@@ -336,7 +369,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         if pool_u is not None:
             profile, failure = pool_participations(pool_u, n, horizon, dq / 10)
             d_left = dq - failure
-        eps, cert = calibrate(theorem, eps_target, d_left, profile, n, p_noise, s=sf)
+        eps, cert = calibrate(theorem, eps_target, d_left, profile, n, p_noise, s=sf, rate=rate)
     if dep.needs_c and cf is None:
         prm = view_params(theorem, eps, n, p_noise)
         tau_bound = None
@@ -367,7 +400,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
                 sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,
                 note, p_noise + (q_hat or 0), p_noise, q_hat, eps_view, eps_secure, tail,
                 method, tau_bound, tail_iv, tail_below, (), dq if returning else None,
-                profile, pool_u, failure, None if cert is None else cert.interval)
+                profile, pool_u, failure, None if cert is None else cert.interval, rate)
 
 
 def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,

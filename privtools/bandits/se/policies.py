@@ -115,6 +115,13 @@ class PolicySpec:
     uniformly with replacement; exclusive with ``participations`` > 1) and ``delta`` (in
     [0, 1); required for rdp/cdp policies and for ``pool``, where it must be > 0). When any
     is set, ``epsilon`` is the certified per-user ε over the run, not the per-batch ε.
+
+    Client sampling: ``sampling`` (a rate q in (0, 1]; needs ``delta`` > 0, exclusive with
+    ``participations`` > 1 and ``pool``) — every batch takes each client independently
+    with probability q, so each batch's plan is
+    ``plan(..., sampling="poisson", q=, steps=)`` with ``steps`` the most batches a run of
+    the horizon can release, and the run reports its certified per-client ε
+    (``RunResult.certified_epsilon``, PLD accountant over the batches it released).
     """
 
     name: str
@@ -128,6 +135,7 @@ class PolicySpec:
     delta: float | None = None
     participations: int = 1
     pool: int | None = None
+    sampling: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "name", policy_name(self.name))
@@ -172,6 +180,17 @@ class PolicySpec:
 
     def _check_returning(self) -> None:
         k = check_int("participations", self.participations, minimum=1)
+        if self.sampling is not None:
+            q = to_fraction("sampling", self.sampling)
+            if not 0 < q <= 1:
+                raise ParameterError(f"sampling must be a rate in (0, 1], got "
+                                     f"{self.sampling!r}")
+            if k > 1 or self.pool is not None:
+                raise ParameterError("sampling is exclusive with participations > 1 and pool: "
+                                     "a sampled client may join every batch")
+            if self.delta is None or to_fraction("delta", self.delta) == 0:
+                raise ParameterError("sampling needs delta > 0 (amplification by sampling is "
+                                     "an (ε, δ) statement)")
         if self.pool is not None:
             check_int("pool", self.pool, minimum=1, maximum=2**40)
             if k > 1:
@@ -211,7 +230,8 @@ class PolicySpec:
     def returning(self) -> bool:
         """True when the plans are calibrated per user over the run (``delta``,
         ``participations`` > 1 or ``pool`` set)."""
-        return self.delta is not None or self.participations > 1 or self.pool is not None
+        return (self.delta is not None or self.participations > 1 or self.pool is not None
+                or self.sampling is not None)
 
     @property
     def deployment(self) -> Deployment | None:
@@ -256,6 +276,8 @@ class PolicySpec:
             extras.append(f"pool={self.pool}")
         if self.delta is not None:
             extras.append(f"δ={float(to_fraction('delta', self.delta)):g}")
+        if self.sampling is not None:
+            extras.append(f"q={_num(self.sampling)}")
         if extras:
             out += " [" + ", ".join(extras) + "]"
         return out
@@ -278,6 +300,8 @@ class PolicySpec:
             kw["participations"] = self.participations
             if self.pool is not None:
                 kw["pool"] = self.pool
+            if self.sampling is not None:
+                kw.update(sampling="poisson", q=to_fraction("sampling", self.sampling))
         return kw
 
 
@@ -289,10 +313,11 @@ def _num(x) -> str:
 def policy(name: str, **kw) -> PolicySpec:
     """A checked :class:`PolicySpec`: ``policy("dist-rdp-se", epsilon=0.5, s=10)``;
     returning users: ``policy("dist-rdp-se", epsilon=1, s=10, delta=1e-6,
-    participations=4)`` or ``policy("dist-dp-se", epsilon=1, delta=1e-6, pool=10**4)``.
+    participations=4)`` or ``policy("dist-dp-se", epsilon=1, delta=1e-6, pool=10**4)``;
+    client sampling: ``policy("dist-cdp-se", epsilon=1, delta=1e-6, sampling=0.01)``.
     Unknown names, unknown keywords and bad values raise :class:`ParameterError`."""
     allowed = {"epsilon", "s", "base", "widths", "p", "secure", "mode", "delta",
-               "participations", "pool"}
+               "participations", "pool", "sampling"}
     unknown = sorted(set(kw) - allowed)
     if unknown:
         raise ParameterError(f"unknown policy parameter(s) {unknown}; allowed: "

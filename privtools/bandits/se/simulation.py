@@ -99,7 +99,9 @@ class RunResult:
     end; ``simulated_users``: rewards that went through the protocol; ``noise_log``: one
     :class:`NoiseRecord` per released batch when ``record_noise=True``, else None;
     ``participation``: the :class:`~.returning.ParticipationRecord` of a run with a user
-    pool, else None. Equality is bit-for-bit on every field.
+    pool, else None; ``certified_epsilon``: with client sampling, the certified per-client
+    ε(δ) interval of the run (its released batches composed), else None. Equality is
+    bit-for-bit on every field.
     """
 
     policy: PolicySpec
@@ -114,6 +116,7 @@ class RunResult:
     simulated_users: int
     noise_log: tuple[NoiseRecord, ...] | None = None
     participation: ParticipationRecord | None = None
+    certified_epsilon: object | None = None
 
     @property
     def final_regret(self) -> float:
@@ -150,16 +153,98 @@ def _cached_plan(items: tuple, epsilon: Fraction, n: int, horizon: int):
     return _make_plan(epsilon=epsilon, n=n, horizon=horizon, **dict(items))
 
 
+def max_batches(spec: PolicySpec, horizon: int) -> int:
+    """The most batches a run of ``horizon`` rounds can release: batch b pulls at least two
+    arms base**b times, so Σ_{b<=B} 2·base**b <= T."""
+    total, b = 0, 0
+    while True:
+        nxt = total + 2 * spec.base ** (b + 1)
+        if nxt > horizon:
+            return max(b, 1)
+        total, b = nxt, b + 1
+
+
 def batch_plan(spec: PolicySpec, n: int, horizon: int):
     """The :class:`~privtools.planning.Plan` of one batch of ``n`` users under ``spec``
     (p = 1/horizon), cached in the process; None for "se" and "dp-se". For returning users
     (``spec.returning``) it is ``plan(..., delta=, participations=k)`` or
     ``plan(..., pool=U)``: ``epsilon_view`` is the calibrated per-batch ε and
-    ``certified_epsilon`` the certified per-user ε interval."""
+    ``certified_epsilon`` the certified per-user ε interval. With client sampling every
+    batch is planned at the one per-batch ε of :func:`sampled_view_epsilon`."""
     kw = spec.plan_kwargs()
     if kw is None:
         return None
+    if spec.sampling is not None:
+        return _cached_plan(_view_items(kw), sampled_view_epsilon(spec, horizon), n, horizon)
     return _cached_plan(tuple(sorted(kw.items())), spec.epsilon_exact, n, horizon)
+
+
+_RUN_KEYS = ("delta", "participations", "pool", "sampling", "q", "steps")
+
+
+def _view_items(kw: dict) -> tuple:
+    """A plan's keyword arguments less those of the run (one batch's plan at a given ε)."""
+    return tuple(sorted((k, v) for k, v in kw.items() if k not in _RUN_KEYS))
+
+
+def sampled_view_epsilon(spec: PolicySpec, horizon: int) -> Fraction:
+    """The largest per-batch ε (on the grid ε·j/2^12, up to 16ε) at which the run's batches
+    — sizes base**b for b <= :func:`max_batches`, each sampling every client with
+    probability ``spec.sampling`` — compose to a certified (ε, δ) per client. One ε for the
+    whole run: batches of different sizes have different views, and calibrating each size
+    on its own does not bound their composition."""
+    if spec.sampling is None:
+        raise ParameterError("sampled_view_epsilon needs a spec with sampling")
+    return _sampled_view_epsilon(spec, horizon)
+
+
+@lru_cache(maxsize=64)
+def _sampled_view_epsilon(spec: PolicySpec, horizon: int) -> Fraction:
+    from ...accounting import PldAccountant, PoissonSampledEvent
+    from ...certified.intervals import ends, fraction_bounds
+    from ...planning import batch_event, plan_view
+    from ...planning.participation import CALIBRATION_STEPS, SEARCH_POINTS, largest_true
+
+    items = _view_items(spec.plan_kwargs())
+    sizes = [spec.base ** b for b in range(1, max_batches(spec, horizon) + 1)]
+    eps, q = spec.epsilon_exact, Fraction(spec.sampling)
+    dq = Fraction(spec.delta)
+    target = fraction_bounds(eps, 128)[0]
+    scale = 2**CALIBRATION_STEPS
+
+    def certified(j: int, points) -> bool:
+        acc = PldAccountant() if points is None else PldAccountant(max_points=points)
+        for n in sizes:
+            pl = _cached_plan(items, eps * j / scale, n, horizon)
+            acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), q))
+        return ends(acc.epsilon(dq).interval)[1] <= target
+
+    j = largest_true(lambda i: certified(i, SEARCH_POINTS), scale, 16 * scale)
+    while j is not None and j > 1 and not certified(j, None):
+        j -= 1
+    if j is None or not certified(j, None):
+        raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
+                             f"({eps}, {float(dq):.3g}) over the run's {len(sizes)} batches")
+    return eps * j / scale
+
+
+def run_certificate(spec: PolicySpec, plans) -> object | None:
+    """Certified per-client ε(δ) interval of a run with client sampling: the composition of
+    the Poisson-sampled views of the batches it released (PLD accountant); None otherwise."""
+    if spec.sampling is None or not plans:
+        return None
+    return _run_certificate(Fraction(spec.sampling), Fraction(spec.delta), tuple(plans))
+
+
+@lru_cache(maxsize=64)
+def _run_certificate(rate: Fraction, delta: Fraction, plans: tuple):
+    from ...accounting import PldAccountant, PoissonSampledEvent
+    from ...planning import batch_event, plan_view
+
+    acc = PldAccountant()
+    for pl in plans:
+        acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), rate))
+    return acc.epsilon(delta).interval
 
 
 # ------------------------------------------------------------------------------ batches
@@ -284,6 +369,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     eliminated: dict[int, int] = {}
     log: list[NoiseRecord] = []
     simulated = released = 0
+    plans: list = []
     while t < T:
         if active.size == 1:
             blk_arm.append(active.copy())
@@ -305,6 +391,8 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
             t = T
             break
         plan = batch_plan(spec, n, T)
+        if plan is not None:
+            plans.append(plan)
         if ledger is not None:
             ledger.draw(A, n, plan.participations)
         R, N = _protocol_batch(spec, env, active, n, plan, gen)
@@ -350,5 +438,6 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
         pulls=pulls, batches=released, eliminated_at=eliminated,
         final_arms=tuple(int(a) for a in active.tolist()), simulated_users=simulated,
         noise_log=tuple(log) if record_noise else None,
-        participation=None if ledger is None else ledger.record())
+        participation=None if ledger is None else ledger.record(),
+        certified_epsilon=run_certificate(spec, plans))
 
