@@ -541,7 +541,7 @@ def _section_tables(libs, rows, section) -> list[str]:
     head = ["setting", "question", "exact"] + [lib.name for lib in shown]
     has_exact = any(r.exact is not None for r in rs)
     if has_exact:
-        head += ["exact inside ours"]
+        head += ["exact inside ours (2^18 / 2^14)"]
     out = [f"### {SECTIONS[section]}", "", "| " + " | ".join(head) + " |",
            "|" + "---|" * len(head)]
     for r in rs:
@@ -550,7 +550,9 @@ def _section_tables(libs, rows, section) -> list[str]:
         if has_exact:
             cells.append(" / ".join(_inside(r, lib.name) for lib in ours))
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Seconds per row (build + question) and the ratio ours (2^18) / theirs:", ""]
+    out += ["", "Seconds per row (building the accountant for the row's mechanism, then "
+            "answering the question) and, in brackets, ours (2^18) / theirs: ×10 means ours "
+            "took ten times as long.", ""]
     head = ["setting", "question"] + [lib.name for lib in shown]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rs:
@@ -585,7 +587,8 @@ def summary(libs, rows) -> list[tuple[str, int, int, str, str]]:
             out.append((lib.name, 0, 0, "—", lib.status))
             continue
         n_exact = sum(r.checked.get(lib.name, 0) for r in rows if r.exact is not None)
-        basis = f"{n_exact} against exact values, {checked - n_exact} against our interval"
+        basis = (f"{n_exact} against exact values, {checked - n_exact} against privtools' "
+                 "2^18 interval")
         if lib is libs[0]:
             basis = "both ends of each interval against the exact values"
         out.append((lib.name, checked, wrong, miss, basis))

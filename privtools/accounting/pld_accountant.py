@@ -45,7 +45,12 @@ from .events import (
 from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
 from .pld_events import Release, gaussian_release, releases
 from .pld_sampled import release
-from .sampled_events import ApproxDPEvent, PoissonSampledEvent, SampledWithoutReplacementEvent
+from .sampled_events import (
+    ApproxDPEvent,
+    PoissonSampledEvent,
+    SampledWithoutReplacementEvent,
+    ShuffledEvent,
+)
 
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS"]
 
@@ -113,7 +118,8 @@ class PldAccountant(Accountant):
 
     supported_events = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent,
                         GaussianEvent, LaplaceEvent, PureDPEvent, ModularEvent, PmfPairEvent,
-                        PoissonSampledEvent, SampledWithoutReplacementEvent, ApproxDPEvent)
+                        PoissonSampledEvent, SampledWithoutReplacementEvent, ApproxDPEvent,
+                        ShuffledEvent)
     neighbouring = "replace-one"
 
     def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,

@@ -6,6 +6,8 @@
     SampledWithoutReplacementEvent(e, b, n)
                                          the same mixture at γ = b/n under replace-one
                                          (Balle, Barthe and Gaboardi 2018, Thm 9)
+    ShuffledEvent(R_ε₀, n)               the clones pair of n shuffled ε₀-DP reports
+                                         (:mod:`~privtools.accounting.pld_shuffle`)
     ApproxDPEvent(ε, δ)                  the dominating pair of every (ε, δ)-DP mechanism
                                          (Kairouz, Oh and Viswanath 2015): mass δ at loss
                                          +∞, the rest randomized response at ε
@@ -31,7 +33,13 @@ from .pld import DEFAULT_PREC
 from .pld_cells import Cells
 from .pld_events import CELL_SDS, Release, _default_step
 from .pld_events import release as _single_release
-from .sampled_events import ApproxDPEvent, PoissonSampledEvent, SampledWithoutReplacementEvent
+from .pld_shuffle import shuffled_release
+from .sampled_events import (
+    ApproxDPEvent,
+    PoissonSampledEvent,
+    SampledWithoutReplacementEvent,
+    ShuffledEvent,
+)
 
 __all__ = ["release"]
 
@@ -156,5 +164,7 @@ def release(event: DpEvent) -> Release:
         return inner if event.rate == 1 else _Mixed(inner, event.rate)
     if isinstance(event, ApproxDPEvent):
         return _ApproxDP(event.epsilon, event.delta)
+    if isinstance(event, ShuffledEvent):
+        return shuffled_release(event.local_event.eps, event.n)
     return _single_release(event)
 
