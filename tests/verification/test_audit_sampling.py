@@ -22,6 +22,7 @@ from verification.audit import (
     audit_sampling,
     from_batches,
     reference_sampler,
+    scheme_of,
 )
 
 N = 60            # records
@@ -125,3 +126,30 @@ def test_the_samplers_failures_are_its_own():
         raise SystemExit(0)
     with pytest.raises(UserCodeError, match="sys.exit"):
         audit_sampling(exits, PoissonScheme(0.1), N, 10)
+
+
+def test_the_accountants_event_is_the_scheme_it_assumes():
+    """``audit_sampling`` takes the accountant's sampled event and tests the scheme that
+    event assumes: a sampler at q = 0.1 passes for PoissonSampledEvent(…, q=0.1) and fails
+    for the same event at q = 0.2."""
+    from privtools.accounting import (
+        GaussianEvent,
+        PoissonSampledEvent,
+        RandomAllocationEvent,
+        SampledWithoutReplacementEvent,
+    )
+
+    g = GaussianEvent(sigma=1)
+    sampler = reference_sampler(PoissonScheme(0.1), 200)
+    assert audit_sampling(sampler, PoissonSampledEvent(g, q=0.1), 200, n_batches=200,
+                          rng=3).verdict == "pass"
+    assert audit_sampling(sampler, PoissonSampledEvent(g, q=0.2), 200, n_batches=200,
+                          rng=3).verdict == "fail"
+    assert scheme_of(SampledWithoutReplacementEvent(g, batch=10, population=200), 200) == \
+        FixedSizeScheme(10)
+    assert scheme_of(RandomAllocationEvent(g, steps=5, allocations=2), 200) == \
+        AllocationScheme(5, 2)
+    with pytest.raises(ParameterError, match="differs from the event's population"):
+        scheme_of(SampledWithoutReplacementEvent(g, batch=10, population=100), 200)
+    with pytest.raises(ParameterError, match="assumes no batch sampling scheme"):
+        audit_sampling(sampler, g, 200)

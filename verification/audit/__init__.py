@@ -59,6 +59,7 @@ from .sampling import (
     audit_sampling,
     from_batches,
     reference_sampler,
+    scheme_of,
 )
 from .search import Counterexample, search_counterexample, shrink_counterexample
 from .select import LEARNERS
@@ -98,6 +99,7 @@ __all__ = [
     "search_traced",
     "TracedSearch",
     "audit_sampling",
+    "scheme_of",
     "SamplingAudit",
     "PoissonScheme",
     "FixedSizeScheme",

@@ -38,6 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privtools.accounting import (
+    DpEvent,
+    PoissonSampledEvent,
+    RandomAllocationEvent,
+    SampledWithoutReplacementEvent,
+)
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_level, to_fraction
 
@@ -45,7 +51,7 @@ from . import guard
 from .draws import root_seed
 
 __all__ = ["PoissonScheme", "FixedSizeScheme", "ShuffleScheme", "AllocationScheme",
-           "SamplingAudit", "audit_sampling", "from_batches", "reference_sampler"]
+           "SamplingAudit", "audit_sampling", "from_batches", "reference_sampler", "scheme_of"]
 
 
 # ---------------------------------------------------------------------- the schemes
@@ -112,6 +118,27 @@ class AllocationScheme:
 
 
 SCHEMES = (PoissonScheme, FixedSizeScheme, ShuffleScheme, AllocationScheme)
+
+
+def scheme_of(event, population: int):
+    """The scheme an accountant's sampled event assumes: ``PoissonSampledEvent(e, q)`` →
+    :class:`PoissonScheme`, ``SampledWithoutReplacementEvent(e, batch, population)`` →
+    :class:`FixedSizeScheme` (its population must be ``population``),
+    ``RandomAllocationEvent(e, steps, allocations)`` → :class:`AllocationScheme`."""
+    if isinstance(event, PoissonSampledEvent):
+        return PoissonScheme(event.q)
+    if isinstance(event, SampledWithoutReplacementEvent):
+        if event.population != population:
+            raise ParameterError(f"population = {population} differs from the event's "
+                                 f"population = {event.population}")
+        return FixedSizeScheme(event.batch)
+    if isinstance(event, RandomAllocationEvent):
+        return AllocationScheme(event.steps, event.allocations)
+    raise ParameterError(f"{type(event).__name__} assumes no batch sampling scheme; pass a "
+                         "PoissonSampledEvent, SampledWithoutReplacementEvent or "
+                         "RandomAllocationEvent, or a scheme")
+
+
 _MAX_WORK = 2 * 10**9          # index draws of the sampler check and the null simulation
 
 
@@ -322,13 +349,17 @@ def audit_sampling(sampler: Callable, scheme, population: int, n_batches: int = 
     """Test that ``sampler(n_batches, rng)`` draws its batches by ``scheme`` (module doc).
 
     ``scheme``: :class:`PoissonScheme`, :class:`FixedSizeScheme`, :class:`ShuffleScheme`
-    or :class:`AllocationScheme`; ``population``: the number of records (indices
+    or :class:`AllocationScheme` — or the accountant's sampled event itself
+    (:func:`scheme_of`: the audit then tests the very scheme the accountant assumed);
+    ``population``: the number of records (indices
     ``0..population-1``). The false-alarm rate is at most ``alpha`` (Bonferroni over the
     scheme's tests, each p-value from ``n_null`` draws under the scheme: default 999 for
     Poisson, whose statistics are simulated from their sufficient statistics, 399 for the
     others, simulated batch set by batch set)."""
     if not callable(sampler):
         raise ParameterError("sampler must be callable as sampler(n_batches, rng)")
+    if isinstance(scheme, DpEvent):
+        scheme = scheme_of(scheme, population)
     if not isinstance(scheme, SCHEMES):
         raise ParameterError(f"scheme must be one of {', '.join(s.__name__ for s in SCHEMES)},"
                              f" got {type(scheme).__name__}")
