@@ -22,6 +22,7 @@ Modules ::
                   two-sided ε(δ) / δ(ε) intervals under composition (PldAccountant)
     sampled_events, pld_sampled   Poisson and fixed-size subsampling, (ε, δ)-DP releases
     calibration   calibrate: the smallest noise certified to meet (ε, δ)
+    gaussian      the Gaussian mechanism's δ(ε) and ε(δ) in closed form, certified
 
 Numbers: parameters are held exactly (Fractions); values are computed in mpmath at a
 precision guarded against the cancellations involved and returned as floats rounded up.
@@ -74,6 +75,7 @@ from .events import (
     SkellamEvent,
     ZCDPEvent,
 )
+from .gaussian import gaussian_delta, gaussian_epsilon
 from .pld import LossGrid, PrivacyLossDistribution
 from .pld_accountant import PldAccountant, PldDelta, PldEpsilon
 from .sampled_events import (
@@ -132,6 +134,8 @@ __all__ = [
     "ShuffledEvent",
     "ApproxDPEvent",
     "calibrate",
+    "gaussian_delta",
+    "gaussian_epsilon",
     "Accountant",
     "RdpAccountant",
     "PldAccountant",

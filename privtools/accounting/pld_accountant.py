@@ -42,6 +42,7 @@ from .events import (
     SkellamEvent,
     ZCDPEvent,
 )
+from .gaussian import gaussian_delta, gaussian_epsilon
 from .pld import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
 from .pld_events import Release, gaussian_release, releases
 from .pld_sampled import release
@@ -233,19 +234,37 @@ class PldAccountant(Accountant):
         self._cache = total
         return total
 
+    def _gaussian_only(self) -> Fraction | None:
+        """μ² of the one Gaussian shift everything composed amounts to, when every release is
+        a (continuous) Gaussian; else None."""
+        groups = self._groups()
+        if len(groups) == 1 and getattr(groups[0][0], "kind", None) == "gaussian":
+            return 2 * groups[0][0].a * groups[0][1]
+        return None
+
     def epsilon(self, delta) -> PldEpsilon:
-        """Certified ε(δ) of everything composed (δ in (0, 1])."""
+        """Certified ε(δ) of everything composed (δ in (0, 1]). Only Gaussian releases:
+        the closed form (:func:`~privtools.accounting.gaussian_epsilon`), exact to 2⁻⁷⁰."""
         dq = to_fraction("delta", delta)
         if not (0 < dq <= 1):
             raise ParameterError(f"delta must be in (0, 1], got {delta!r}")
+        mu2 = self._gaussian_only() if self._ledger else None
+        if mu2 is not None:
+            iv = _intervals.interval(*gaussian_epsilon(mu2, dq))
+            return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
         iv = self.pld().epsilon(dq)
         return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
 
     def delta(self, epsilon) -> PldDelta:
-        """Certified δ(ε) of everything composed (ε >= 0)."""
+        """Certified δ(ε) of everything composed (ε >= 0); only Gaussian releases: the closed
+        form (:func:`~privtools.accounting.gaussian_delta`)."""
         eq = to_fraction("epsilon", epsilon)
         if eq < 0:
             raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")
+        mu2 = self._gaussian_only() if self._ledger else None
+        if mu2 is not None:
+            iv = _intervals.interval(*gaussian_delta(mu2, eq))
+            return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
         iv = self.pld().delta(eq)
         return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
 

@@ -40,6 +40,7 @@ from privtools.accounting import (
     PldAccountant,
     PmfPairEvent,
     SkellamEvent,
+    gaussian_epsilon,
 )
 from privtools.certified import Interval, ends, fraction_bounds, interval
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
@@ -222,51 +223,6 @@ def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = Fals
     lo = hi[0] if len(exact) == len(releases) else (_pld(exact, delta)[0] if exact else
                                                      mpmath.mpf(0))
     return interval(lo, hi[1])
-
-
-def gaussian_epsilon(mu2: Fraction, delta: Fraction, prec: int = 256) -> tuple:
-    """Certified ends of ε(δ) of the Gaussian shift of μ = √mu2 standard deviations — the
-    analytic Gaussian mechanism's curve (Balle and Wang, ICML 2018, Theorem 8):
-    δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), decreasing in ε; bisection in Arb balls
-    keeps only ends whose side of δ is certain. A composition of Gaussian releases is one
-    Gaussian shift with μ² the sum of theirs (Dong, Roth, Su 2019, Corollary 3.3)."""
-    from flint import arb, ctx
-
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        mu = arb(mu2.numerator).sqrt() / arb(mu2.denominator).sqrt()
-        root2 = arb(2).sqrt()
-        dq = arb(delta.numerator) / delta.denominator
-
-        def d_of(e: Fraction):
-            ea = arb(e.numerator) / e.denominator
-            a = (mu / 2 - ea / mu) / root2
-            b = (-mu / 2 - ea / mu) / root2
-            return (-a).erfc() / 2 - ea.exp() * (-b).erfc() / 2
-
-        zero = d_of(Fraction(0))
-        if zero < dq:                                  # certainly below δ at ε = 0
-            return mpmath.mpf(0), mpmath.mpf(0)
-        lo, hi = Fraction(0), Fraction(1)
-        while not d_of(hi) < dq:
-            lo, hi = hi, hi * 2
-            if hi > 10**6:
-                return mpmath.mpf(0), _inf()
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            v = d_of(mid)
-            if v < dq:
-                hi = mid
-            elif v > dq:
-                lo = mid
-            else:
-                break
-            if hi - lo < Fraction(1, 2**70):
-                break
-    finally:
-        ctx.prec = old
-    return fraction_bounds(lo, 128)[0], fraction_bounds(hi, 128)[1]
 
 
 def _pld(releases: list[Release], delta: Fraction) -> tuple:
