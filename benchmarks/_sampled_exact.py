@@ -14,11 +14,19 @@ sampling rate, the sampled pair is (M, Q) and (Q, M), M = γP + (1 − γ)Q.
     gaussian_delta(sigma, k, eps)       k Gaussian releases, no sampling: μ-GDP, μ = √k/σ
     epsilon_for_delta(curve, delta)     ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ} by bisection, returned
                                         as a bracket (a, b) with δ(a) > δ ≥ δ(b)
+
+Also the benchmark's one non-numeric helper: ``load_opacus_accountants()``, Opacus's
+accountant modules read without torch.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+import types
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 
@@ -26,7 +34,7 @@ DPS = 100                      # working digits
 BRACKET = mpmath.mpf(10) ** -85  # relative width at which the ε bisection stops
 
 __all__ = ["DPS", "rr_delta", "gaussian_sampled_delta", "gaussian_delta",
-           "epsilon_for_delta", "mpf"]
+           "epsilon_for_delta", "mpf", "load_opacus_accountants"]
 
 
 def mpf(x) -> mpmath.mpf:
@@ -116,3 +124,32 @@ def epsilon_for_delta(curve, delta) -> tuple[mpmath.mpf, mpmath.mpf]:
             else:
                 b = mid
         return a, b
+
+
+def load_opacus_accountants():
+    """Opacus's accountant modules loaded by file path under a private package name,
+    without importing torch. Only ``opacus/accountants/accountant.py`` needs torch (for
+    its optimizer hook); its base class ``IAccountant`` only holds the ``history`` list,
+    so a stand-in of that class is registered in its place. Returns (rdp, prv) modules."""
+    spec = importlib.util.find_spec("opacus")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("opacus is not installed")
+    root = Path(list(spec.submodule_search_locations)[0]) / "accountants"
+    pkg = types.ModuleType("_opacus_accountants")
+    pkg.__path__ = [str(root)]
+    base = types.ModuleType("_opacus_accountants.accountant")
+
+    class IAccountant:
+        """Stand-in for opacus.accountants.accountant.IAccountant (torch-free)."""
+
+        def __init__(self):
+            self.history = []
+
+    base.IAccountant = IAccountant
+    sys.modules["_opacus_accountants"] = pkg
+    sys.modules["_opacus_accountants.accountant"] = base
+    rdp = importlib.import_module("_opacus_accountants.rdp")
+    prv = importlib.import_module("_opacus_accountants.prv")
+    if "torch" in sys.modules:                      # pragma: no cover - would mean it leaked
+        raise ImportError("loading Opacus's accountants imported torch")
+    return rdp, prv

@@ -18,14 +18,11 @@ mechanism plus answering the row's question.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import math
 import os
 import platform
 import sys
 import time
-import types
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,6 +33,7 @@ from _sampled_exact import (
     epsilon_for_delta,
     gaussian_delta,
     gaussian_sampled_delta,
+    load_opacus_accountants,
     rr_delta,
 )
 
@@ -71,6 +69,7 @@ class Setting:
     q: Fraction = Fraction(1)
     batch: int = 0
     population: int = 0
+    seconds: dict = field(default_factory=dict)   # library -> build + all its questions
 
     @property
     def rate(self) -> Fraction:
@@ -119,6 +118,15 @@ def _frac(x) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
 
 
+NOTES = {
+    "swr": "privtools gives the same numbers as for Poisson sampling at the same rate: under "
+           "replace-one the sampled pair is the same mixture (γP + (1 − γ)Q, Q) and its "
+           "reverse. dp_accounting's RDP accountant bounds this sampler with a different, "
+           "looser amplification bound (Wang, Balle and Kasiviswanathan 2019).",
+    "plain": "dp_accounting's PLD accountant, like privtools, treats k Gaussian releases as "
+             "one Gaussian of standard deviation σ/√k, so its misses here come from "
+             "discretizing and summing one release in floating point.",
+}
 SECTIONS = {
     "dpsgd": "DP-SGD sized runs with Poisson sampling (no exact value: reference = our "
              "certified interval)",
@@ -300,39 +308,10 @@ def _prv_library() -> Library:
                           "(for δ(ε): 1/1000 of our δ)")
 
 
-def _load_opacus():
-    """Opacus's accountant modules loaded by file path under a private package name,
-    without importing torch. Only ``opacus/accountants/accountant.py`` needs torch (for
-    its optimizer hook); its base class ``IAccountant`` only holds the ``history`` list,
-    so a stand-in of that class is registered in its place. Returns (rdp, prv) modules."""
-    spec = importlib.util.find_spec("opacus")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("opacus is not installed")
-    root = Path(list(spec.submodule_search_locations)[0]) / "accountants"
-    pkg = types.ModuleType("_opacus_accountants")
-    pkg.__path__ = [str(root)]
-    base = types.ModuleType("_opacus_accountants.accountant")
-
-    class IAccountant:
-        """Stand-in for opacus.accountants.accountant.IAccountant (torch-free)."""
-
-        def __init__(self):
-            self.history = []
-
-    base.IAccountant = IAccountant
-    sys.modules["_opacus_accountants"] = pkg
-    sys.modules["_opacus_accountants.accountant"] = base
-    rdp = importlib.import_module("_opacus_accountants.rdp")
-    prv = importlib.import_module("_opacus_accountants.prv")
-    if "torch" in sys.modules:                      # pragma: no cover - would mean it leaked
-        raise ImportError("loading Opacus's accountants imported torch")
-    return rdp, prv
-
-
 def _opacus_libraries() -> list[Library]:
     names = ("Opacus RDP", "Opacus PRV")
     try:
-        rdp, prv = _load_opacus()
+        rdp, prv = load_opacus_accountants()
     except Exception as exc:  # noqa: BLE001 - any failure: the table says why
         why = "not installed" if isinstance(exc, ImportError) and "not installed" in str(exc) \
             else "needs torch"
@@ -379,7 +358,7 @@ def libraries() -> list[Library]:
 @dataclass
 class Row:
     """One question about one setting: the exact bracket (or None), and per library its
-    answers, their verdicts and the seconds (build + this question)."""
+    answers and their verdicts."""
 
     setting: Setting
     query: tuple
@@ -387,7 +366,6 @@ class Row:
     answers: dict = field(default_factory=dict)
     wrong: dict = field(default_factory=dict)     # library -> set of wrong answer kinds
     checked: dict = field(default_factory=dict)   # library -> number of answers checked
-    seconds: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)
     miss: dict = field(default_factory=dict)      # library -> largest relative miss
 
@@ -434,6 +412,7 @@ def run_setting(s: Setting, libs: list[Library], log=print) -> list[Row]:
         build_s = time.perf_counter() - t0
         if state is None:
             continue
+        asked = 0.0
         for r in rows:
             ref = r.answers.get(libs[0].name, {}).get("upper")     # our δ, for prv
             t1 = time.perf_counter()
@@ -444,8 +423,10 @@ def run_setting(s: Setting, libs: list[Library], log=print) -> list[Row]:
                 continue
             if ans is None:
                 continue
-            r.seconds[lib.name] = build_s + time.perf_counter() - t1
+            asked += time.perf_counter() - t1
             r.answers[lib.name] = ans
+        if any(lib.name in r.answers for r in rows):
+            s.seconds[lib.name] = build_s + asked
     for r in rows:
         _judge(r, libs[0].name)
         log(_line(r))
@@ -550,16 +531,19 @@ def _section_tables(libs, rows, section) -> list[str]:
         if has_exact:
             cells.append(" / ".join(_inside(r, lib.name) for lib in ours))
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", "Seconds per row (building the accountant for the row's mechanism, then "
-            "answering the question) and, in brackets, ours (2^18) / theirs: ×10 means ours "
-            "took ten times as long.", ""]
-    head = ["setting", "question"] + [lib.name for lib in shown]
+    if section in NOTES:
+        out += ["", NOTES[section]]
+    out += ["", "Seconds per setting (building the accountant for the mechanism, then "
+            "answering the questions above that the library answers) and, in brackets, ours "
+            "(2^18) / theirs: ×10 means ours took ten times as long.", ""]
+    head = ["setting", "questions"] + [lib.name for lib in shown]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rs:
-        base = r.seconds.get(shown[0].name)
-        cells = [r.setting.label, _query(r.query)]
+    for st in dict.fromkeys(r.setting.label for r in rs):
+        s = next(r.setting for r in rs if r.setting.label == st)
+        base = s.seconds.get(shown[0].name)
+        cells = [s.label, ", ".join(_query(q) for q in s.queries)]
         for lib in shown:
-            t = r.seconds.get(lib.name)
+            t = s.seconds.get(lib.name)
             if t is None:
                 cells.append("—")
             elif lib is shown[0] or base is None:
@@ -630,7 +614,8 @@ def markdown(libs, rows, argv, total_s: float) -> str:
             "larger, because a deployment that uses it would claim more privacy than it has. "
             "Answers meant as bounds from below (the optimistic PLD, the \"lower\" values) are "
             "on the wrong side when the true value is smaller. Estimates (prv-accountant's and "
-            "Opacus PRV's middle value) are shown but not judged.", "",
+            "Opacus PRV's middle value) are shown but not judged. Opacus answers only ε(δ): its "
+            "accountants have no δ(ε).", "",
             "Where the exact value is known it is computed in mpmath at 100 digits and is the "
             "reference: sampled randomized response for small k (a sum over how many times "
             "each output came up), one sampled Gaussian release (normal CDFs) and the "

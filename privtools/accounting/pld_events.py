@@ -133,6 +133,10 @@ class _Lattice(Release):
         return mean, sd, float(lo), float(hi)
 
     def build(self, step, prec=DEFAULT_PREC):
+        if step is not None and (self.step / step).denominator != 1:
+            # a grid the atoms do not all sit on (a coarser step): cells, both ends second
+            # order (the lower end swept onto the grid rather than rounded down)
+            return from_cells(self.cells(step, prec), step, prec, self.symmetric)
         with _arb.precision(prec):
             up = list(self.masses)
             up[0] = up[0] + self.low_tail                   # rounded up onto the first atom
