@@ -159,19 +159,20 @@ def markdown(res: dict) -> str:
         ratio = (f"{r['upper'] / r['dpa_pessimistic']:.7f}" if "dpa_pessimistic" in r
                  and 0 < r["dpa_pessimistic"] < float("inf") else "—")
         out.append(
-            f"| {r['view']} | {r['k']} | {r['delta']:.0e} | [{_fmt(r['lower'], 9)}, "
-            f"{_fmt(r['upper'], 9)}] | {r['relative_width']:.1e} | {r['seconds']:.2f} | "
+            f"| {r['view']} | {r['k']} | {r['delta']:.0e} | [{_fmt(r['lower'], 10)}, "
+            f"{_fmt(r['upper'], 10)}] | {r['relative_width']:.1e} | {r['seconds']:.2f} | "
             f"{_fmt(r.get('rdp'), 5)} | {dpa} | "
             f"{r['dpa_seconds']:.2f} | {ratio} |" if "dpa_seconds" in r else
-            f"| {r['view']} | {r['k']} | {r['delta']:.0e} | [{_fmt(r['lower'], 9)}, "
-            f"{_fmt(r['upper'], 9)}] | {r['relative_width']:.1e} | {r['seconds']:.2f} | "
+            f"| {r['view']} | {r['k']} | {r['delta']:.0e} | [{_fmt(r['lower'], 10)}, "
+            f"{_fmt(r['upper'], 10)}] | {r['relative_width']:.1e} | {r['seconds']:.2f} | "
             f"{_fmt(r.get('rdp'), 5)} | — | — | — |")
     peak = max(r["peak_mb"] for r in res["rows"])
     out += ["", f"Peak resident memory of the whole run: {peak:.0f} MB. dp_accounting answers "
             "∞ for δ <= 1e-20 (its float PLD cannot resolve such δ); ours stays certified. "
-            "Widths of 1e-40 and below are exact lattices (Lap_Z, N_Z); other laws split "
-            "their atoms over a grid, and their lower end is first order in the step "
-            "(see docs/limitations.md)."]
+            "Widths of 1e-40 and below are exact lattices (Lap_Z, N_Z) and the continuous "
+            "Gaussian (closed form); other laws are read as cells split over a grid (upper "
+            "end) and merged onto it (lower end), both second order in the step where the "
+            "cells are finer than the step (see docs/accounting.md)."]
     return "\n".join(out) + "\n"
 
 

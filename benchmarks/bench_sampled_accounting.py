@@ -622,8 +622,9 @@ def markdown(libs, rows, argv, total_s: float) -> str:
             "Gaussian without sampling (μ-GDP). Elsewhere the reference is our certified "
             "interval: an upper answer below its lower end, or a lower answer above its upper "
             "end, is wrong for certain. A relative 1e-12 is allowed for float rounding. "
-            "Wrong-side answers are in bold with ✗. The two privtools columns are judged "
-            "only against exact values (their two ends must enclose it).", "",
+            "Wrong-side answers are in bold with ✗. Our 2^18 column is judged only against "
+            "exact values (its two ends must enclose them); the coarser 2^14 column also "
+            "against the 2^18 interval where no exact value is known.", "",
             "Conventions: Poisson sampling is add/remove with both directions taken "
             "(dp_accounting's ADD_OR_REMOVE_ONE); sampling without replacement is replace-one "
             "at rate batch/population with the pair (γP + (1 − γ)Q, Q) and its reverse. "

@@ -49,6 +49,7 @@ from .pld_sampled import release
 from .sampled_events import (
     ApproxDPEvent,
     PoissonSampledEvent,
+    RandomAllocationEvent,
     SampledWithoutReplacementEvent,
     ShuffledEvent,
 )
@@ -159,6 +160,10 @@ class PldAccountant(Accountant):
         self._cache = None
 
     def _hint(self, event: DpEvent) -> str:
+        if isinstance(event, RandomAllocationEvent):
+            return (" (random allocation has no certified loss distribution here yet; a sound "
+                    "bound without amplification is its inner event composed `allocations` "
+                    "times: revealing which steps hold the record only helps an attacker)")
         if isinstance(event, ZCDPEvent):
             return (" (a ZCDPEvent has no privacy-loss distribution: zCDP is a Rényi curve, "
                     "not a dominating pair; account it with RdpAccountant)")

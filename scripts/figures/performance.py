@@ -9,7 +9,7 @@ import re
 from decimal import ROUND_CEILING, Decimal
 
 from figures.core import COMPUTED, MEASURED, Registry
-from figures.formats import _SUP, FigureError, _dec, fixed, grouped, pow10, short, sig, span
+from figures.formats import _SUP, FigureError, _dec, fixed, grouped, pow10, sci, short, sig, span
 from figures.tables import COMMANDS, ROOT, doc_find, doc_json, interval, number, table
 
 PERF = "docs/tables/performance.json"
@@ -367,7 +367,7 @@ def performance(reg: Registry) -> None:
         return dict(v=doc_find(pld, r"Google's PLD library \(v([\d.]+),"),
                     k=f"10{str(e).translate(_SUP)}", dinf=pow10(max(inf_deltas)),
                     dmin=pow10(min(number(t.get(r, "δ")) for r in t.rows)),
-                    kfit=sup(kfit), kwide=sup(kwide), wide=fixed(100 * width, 0))
+                    kfit=sup(kfit), kwide=sup(kwide), wide=sci(width, 1))
 
     reg.add("compare.pld", MEASURED,
             ("kfit", "kwide", "wide", "dmin", "v", "k", "dinf"),
