@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from flint import arb
 
 from privtools import accounting as A
 from privtools.certified import balls as _arb
@@ -16,18 +17,21 @@ from privtools.noise import Skellam
 
 
 def _exact_skellam_delta(var, eps) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """Certified ends of Σ_x (P(x) − e^ε P(x − 1))_+ for Sk(0, var), from its certified PMF
-    (the unaccounted mass widens the upper end)."""
+    """Certified ends of Σ_x (P(x) − e^ε P(x − 1))_+ for Sk(0, var), from its certified PMF:
+    the mass outside the window may sit at any point, so it widens both ends."""
     P = ExactPMF.from_distribution(Skellam(var), dps=40, tail=Fraction(1, 10**40))
     Q = shift(P, 1)
-    with _arb.precision(200):
+    with _arb.precision(256):
         e = _arb.to_arb(Fraction(eps)).exp()
-        lo = hi = mpmath.mpf(0)
+        u = _arb.from_mpf(P.unaccounted)           # the window's missing mass may sit anywhere
+        lo = hi = arb(0)
         for x in range(P.lo, Q.hi + 1):
-            d = P.ball(x) - e * Q.ball(x)
-            lo += max(_arb.lower_mpf(d), 0)
-            hi += max(_arb.upper_mpf(d), 0)
-    return lo, hi + 2 * P.unaccounted
+            d_lo = (P.ball(x) - e * (Q.ball(x) + u)).lower()
+            d_hi = (P.ball(x) + u - e * Q.ball(x)).upper()
+            lo += arb(d_lo) if d_lo > 0 else arb(0)                # sums in balls: no
+            hi += arb(d_hi) if d_hi > 0 else arb(0)                # rounding of our own
+        hi += 2 * u
+        return _arb.lower_mpf(lo), _arb.upper_mpf(hi)
 
 
 @pytest.mark.parametrize("eps", [Fraction(0), Fraction(1, 100), Fraction(1, 20)])
