@@ -2,6 +2,8 @@
 ``privtools plan`` (parameters of a batch, verified exactly before deploying),
 ``privtools audit`` (black-box audits of samplers and protocol views),
 ``privtools simulate`` (the bandit experiments of paper 000, on any executor),
+``privtools account`` (certified (ε, δ) of sampled Gaussian training runs, or the σ for a
+target),
 ``privtools verify-claims`` and ``privtools demo`` (the main job, written as a report)."""
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typer.core import TyperCommand
 
 from privtools import __version__
 from privtools.cli import checks
+from privtools.cli.account import account
 from privtools.cli.audit import audit
 from privtools.cli.boundary import EPILOG, BoundaryGroup
 from privtools.cli.experiments import SimulateCommand
@@ -548,6 +551,7 @@ def plan_command(
 
 app.command("audit")(audit)
 app.command("simulate", cls=SimulateCommand)(simulate)
+app.command("account")(account)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,123 @@
+"""``privtools account``: the certified (ε, δ) of a sampled Gaussian training run (DP-SGD and
+its relatives), or the smallest certified σ for a target — the PLD accountant from the shell.
+
+    privtools account --sigma 1 --q 0.01 --steps 10000 --delta 1e-5
+    privtools account --q 0.01 --steps 10000 --delta 1e-5 --epsilon 3      # calibrate σ
+    privtools account --sigma 1 --batch 256 --population 60000 --steps 2000 --delta 1e-5
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from privtools.errors import ParameterError
+
+from . import checks
+
+MAX_STEPS = 10**7
+
+
+def account(
+    sigma: str = typer.Option(None, help="noise multiplier σ (Gaussian noise σ·sensitivity); "
+                              "omit it with --epsilon to calibrate"),
+    q: str = typer.Option(None, help="Poisson sampling rate in (0, 1] (add/remove)"),
+    batch: int = typer.Option(None, help="fixed batch size, drawn without replacement "
+                              "(replace-one; needs --population)"),
+    population: int = typer.Option(None, help="records the batches are drawn from"),
+    steps: int = typer.Option(..., help="number of noisy steps composed"),
+    delta: str = typer.Option(..., help="target δ in (0, 1)"),
+    epsilon: str = typer.Option(None, help="with --sigma: also δ(ε); without: the smallest "
+                                "certified σ meeting (ε, δ)"),
+    sensitivity: str = typer.Option("1", help="L2 sensitivity (clipping norm) Δ"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object"),
+):
+    """Certified ε(δ) of ``steps`` Gaussian steps with Poisson (--q) or fixed-size
+    (--batch/--population) sampling, or without sampling; or, without --sigma, the smallest
+    σ whose run is certified (--epsilon, --delta)-DP. The interval's upper end is what a
+    deployment may claim (privtools.accounting.PldAccountant)."""
+    from privtools.accounting import (
+        GaussianEvent,
+        PldAccountant,
+        PoissonSampledEvent,
+        SampledWithoutReplacementEvent,
+        calibrate,
+    )
+    from privtools.certified.intervals import ends
+
+    checks.int_range("steps", steps, 1, MAX_STEPS)
+    dq = checks.number("delta", delta, positive=True)
+    if not dq < 1:
+        raise ParameterError(f"--delta must be in (0, 1), got {delta}")
+    sens = checks.number("sensitivity", sensitivity, positive=True)
+    if q is not None and (batch is not None or population is not None):
+        raise ParameterError("--q (Poisson) and --batch/--population (fixed size) exclude "
+                             "each other")
+    if (batch is None) != (population is None):
+        raise ParameterError("--batch and --population go together")
+    rate = None
+    if q is not None:
+        rate = checks.number("q", q, positive=True)
+        if rate > 1:
+            raise ParameterError(f"--q must be in (0, 1], got {q}")
+    if batch is not None:
+        checks.int_range("population", population, 1, 10**12)
+        checks.int_range("batch", batch, 1, population)
+    eq = None if epsilon is None else checks.number("epsilon", epsilon, positive=True)
+    if sigma is None and eq is None:
+        raise ParameterError("give --sigma (account a run) or --epsilon (calibrate σ)")
+    s_val = None if sigma is None else checks.number("sigma", sigma, positive=True)
+
+    def make(s):
+        g = GaussianEvent(sigma=s, sensitivity=sens)
+        if rate is not None:
+            return PoissonSampledEvent(g, rate)
+        if batch is not None:
+            return SampledWithoutReplacementEvent(g, batch, population)
+        return g
+
+    sampling = ("poisson" if rate is not None else
+                "without replacement" if batch is not None else "none")
+    t0 = time.perf_counter()
+    out: dict = {"sampling": sampling, "q": None if rate is None else str(rate),
+                 "batch": batch, "population": population, "steps": steps,
+                 "sensitivity": str(sens), "delta": float(dq)}
+    if s_val is None:
+        s_val = calibrate(make, count=steps, epsilon=eq, delta=dq)
+        out["calibrated_sigma"] = s_val
+    acc = PldAccountant().compose(make(s_val), steps)
+    r = acc.epsilon(dq)
+    lo, hi = ends(r.interval)
+    out.update(sigma=str(s_val), epsilon=r.epsilon, epsilon_interval=[float(lo), float(hi)],
+               relative_width=r.relative_width)
+    if eq is not None and sigma is not None:
+        d = acc.delta(eq)
+        dlo, dhi = ends(d.interval)
+        out.update(at_epsilon=float(eq), delta_at_epsilon=d.delta,
+                   delta_interval=[float(dlo), float(dhi)])
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    if as_json:
+        print(json.dumps(out, indent=2))
+        return
+    con = Console(width=None if sys.stdout.isatty() else 120)
+    t = Table(title="certified accounting (PldAccountant)")
+    t.add_column("")
+    t.add_column("value")
+    rows = [("sampling", sampling + (f", q = {rate}" if rate is not None else "")
+             + (f", {batch} of {population}" if batch is not None else "")),
+            ("steps", f"{steps:,}"), ("σ", str(s_val)
+                                      + (" (calibrated)" if "calibrated_sigma" in out else "")),
+            (f"ε(δ = {float(dq):.3g})", f"{r.epsilon:.8g} (certified upper end)"),
+            ("interval", f"[{float(lo):.8g}, {float(hi):.8g}], relative width "
+                         f"{r.relative_width:.1e}")]
+    if "delta_at_epsilon" in out:
+        rows.append((f"δ(ε = {float(eq):g})", f"{out['delta_at_epsilon']:.4g}"))
+    rows.append(("time", f"{out['seconds']:.1f} s"))
+    for k, v in rows:
+        t.add_row(k, v)
+    con.print(t)

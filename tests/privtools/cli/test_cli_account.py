@@ -1,0 +1,61 @@
+"""``privtools account``: certified (ε, δ) of sampled Gaussian runs from the shell, and the
+calibrated σ; bad options get one line naming them (exit 2), never a traceback."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from typer.testing import CliRunner
+
+from privtools.accounting import GaussianEvent, PldAccountant, SampledWithoutReplacementEvent
+from privtools.cli import app
+
+runner = CliRunner()
+
+
+def _json(args):
+    res = runner.invoke(app, ["account", *args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def test_an_unsampled_run_is_the_gaussian_closed_form():
+    out = _json(["--sigma", "2", "--steps", "400", "--delta", "1e-6"])
+    acc = PldAccountant().compose(GaussianEvent(sigma=2), 400).epsilon(Fraction(1, 10**6))
+    assert out["epsilon"] == acc.epsilon
+    assert out["sampling"] == "none"
+
+
+def test_fixed_size_batches_and_delta_at_epsilon():
+    out = _json(["--sigma", "1", "--batch", "10", "--population", "100", "--steps", "5",
+                 "--delta", "1e-5", "--epsilon", "1"])
+    acc = PldAccountant().compose(
+        SampledWithoutReplacementEvent(GaussianEvent(sigma=1), 10, 100), 5)
+    assert out["epsilon"] == acc.epsilon(Fraction(1, 10**5)).epsilon
+    assert out["delta_at_epsilon"] == acc.delta(1).delta
+
+
+def test_calibration_returns_a_sigma_that_meets_the_target():
+    out = _json(["--steps", "100", "--delta", "1e-5", "--epsilon", "10"])
+    assert out["epsilon"] <= 10
+    below = float(out["calibrated_sigma"]) * (1 - 2e-3)
+    assert PldAccountant().compose(GaussianEvent(sigma=below), 100).epsilon(
+        Fraction(1, 10**5)).epsilon > 10
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--steps", "10", "--delta", "1e-5"], "give --sigma"),
+    (["--sigma", "1", "--q", "2", "--steps", "10", "--delta", "1e-5"], "--q must be in"),
+    (["--sigma", "1", "--q", "0.1", "--batch", "5", "--population", "50", "--steps", "10",
+      "--delta", "1e-5"], "exclude each other"),
+    (["--sigma", "1", "--batch", "5", "--steps", "10", "--delta", "1e-5"], "go together"),
+    (["--sigma", "1", "--steps", "10", "--delta", "1"], "--delta must be in"),
+    (["--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
+])
+def test_bad_options_are_named_without_a_traceback(args, words):
+    res = runner.invoke(app, ["account", *args])
+    assert res.exit_code == 2
+    assert words in res.output
+    assert "Traceback" not in res.output
