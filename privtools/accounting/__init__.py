@@ -20,7 +20,8 @@ Modules ::
                   events, epsilon, delta, neighbouring)
     pld, pld_cells, pld_events, pld_accountant   certified privacy-loss distributions:
                   two-sided ε(δ) / δ(ε) intervals under composition (PldAccountant)
-    sampled_events, pld_sampled   Poisson and fixed-size subsampling, (ε, δ)-DP releases
+    sampled_events, pld_sampled, pld_shuffle, pld_allocation   Poisson and fixed-size
+                  subsampling, shuffling, random allocation, (ε, δ)-DP releases
     calibration   calibrate: the smallest noise certified to meet (ε, δ)
     gaussian      the Gaussian mechanism's δ(ε) and ε(δ) in closed form, certified
 

@@ -121,7 +121,7 @@ class PldAccountant(Accountant):
     supported_events = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent,
                         GaussianEvent, LaplaceEvent, PureDPEvent, ModularEvent, PmfPairEvent,
                         PoissonSampledEvent, SampledWithoutReplacementEvent, ApproxDPEvent,
-                        ShuffledEvent)
+                        ShuffledEvent, RandomAllocationEvent)
     neighbouring = "replace-one"
 
     def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,
@@ -160,10 +160,6 @@ class PldAccountant(Accountant):
         self._cache = None
 
     def _hint(self, event: DpEvent) -> str:
-        if isinstance(event, RandomAllocationEvent):
-            return (" (random allocation has no certified loss distribution here yet; a sound "
-                    "bound without amplification is its inner event composed `allocations` "
-                    "times: revealing which steps hold the record only helps an attacker)")
         if isinstance(event, ZCDPEvent):
             return (" (a ZCDPEvent has no privacy-loss distribution: zCDP is a Rényi curve, "
                     "not a dominating pair; account it with RdpAccountant)")

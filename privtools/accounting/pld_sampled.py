@@ -8,6 +8,9 @@
                                          (Balle, Barthe and Gaboardi 2018, Thm 9)
     ShuffledEvent(R_ε₀, n)               the clones pair of n shuffled ε₀-DP reports
                                          (:mod:`~privtools.accounting.pld_shuffle`)
+    RandomAllocationEvent(Gauss, t)      one of t Gaussian steps: the law of the sum of the
+                                         steps' likelihood ratios
+                                         (:mod:`~privtools.accounting.pld_allocation`)
     ApproxDPEvent(ε, δ)                  the dominating pair of every (ε, δ)-DP mechanism
                                          (Kairouz, Oh and Viswanath 2015): mass δ at loss
                                          +∞, the rest randomized response at ε
@@ -30,6 +33,7 @@ from privtools.certified import balls as _arb
 
 from .events import DpEvent
 from .pld import DEFAULT_PREC
+from .pld_allocation import allocation_release
 from .pld_cells import Cells
 from .pld_events import CELL_SDS, Release, _default_step
 from .pld_events import release as _single_release
@@ -37,6 +41,7 @@ from .pld_shuffle import shuffled_release
 from .sampled_events import (
     ApproxDPEvent,
     PoissonSampledEvent,
+    RandomAllocationEvent,
     SampledWithoutReplacementEvent,
     ShuffledEvent,
 )
@@ -166,5 +171,7 @@ def release(event: DpEvent) -> Release:
         return _ApproxDP(event.epsilon, event.delta)
     if isinstance(event, ShuffledEvent):
         return shuffled_release(event.local_event.eps, event.n)
+    if isinstance(event, RandomAllocationEvent):
+        return allocation_release(event)
     return _single_release(event)
 

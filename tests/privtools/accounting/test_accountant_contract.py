@@ -46,7 +46,7 @@ EXPECTED_SUPPORT = {
     A.PldAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
                       "PmfPairEvent", "PoissonSampledEvent", "SampledWithoutReplacementEvent",
-                      "ApproxDPEvent", "ShuffledEvent"},
+                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent"},
 }
 
 _ATOMS = {
