@@ -4,6 +4,7 @@ its relatives), or the smallest certified σ for a target — the PLD accountant
     privtools account --sigma 1 --q 0.01 --steps 10000 --delta 1e-5
     privtools account --q 0.01 --steps 10000 --delta 1e-5 --epsilon 3      # calibrate σ
     privtools account --sigma 1 --batch 256 --population 60000 --steps 2000 --delta 1e-5
+    privtools account --sigma 1 --allocation 1000 --steps 10000 --delta 1e-5  # balls in bins
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def account(
     batch: int = typer.Option(None, help="fixed batch size, drawn without replacement "
                               "(replace-one; needs --population)"),
     population: int = typer.Option(None, help="records the batches are drawn from"),
+    allocation: int = typer.Option(None, help="random allocation: each record in exactly one "
+                                   "of every ALLOCATION steps (balls in bins); --steps must "
+                                   "be a multiple of it"),
     steps: int = typer.Option(..., help="number of noisy steps composed"),
     delta: str = typer.Option(..., help="target δ in (0, 1)"),
     epsilon: str = typer.Option(None, help="with --sigma: also δ(ε); without: the smallest "
@@ -37,14 +41,16 @@ def account(
     sensitivity: str = typer.Option("1", help="L2 sensitivity (clipping norm) Δ"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
 ):
-    """Certified ε(δ) of ``steps`` Gaussian steps with Poisson (--q) or fixed-size
-    (--batch/--population) sampling, or without sampling; or, without --sigma, the smallest
-    σ whose run is certified (--epsilon, --delta)-DP. The interval's upper end is what a
-    deployment may claim (privtools.accounting.PldAccountant)."""
+    """Certified ε(δ) of ``steps`` Gaussian steps with Poisson (--q), fixed-size
+    (--batch/--population) or random-allocation (--allocation) batches, or without sampling;
+    or, without --sigma, the smallest σ whose run is certified (--epsilon, --delta)-DP. The
+    interval's upper end is what a deployment may claim (privtools.accounting.PldAccountant).
+    """
     from privtools.accounting import (
         GaussianEvent,
         PldAccountant,
         PoissonSampledEvent,
+        RandomAllocationEvent,
         SampledWithoutReplacementEvent,
         calibrate,
     )
@@ -55,9 +61,16 @@ def account(
     if not dq < 1:
         raise ParameterError(f"--delta must be in (0, 1), got {delta}")
     sens = checks.number("sensitivity", sensitivity, positive=True)
-    if q is not None and (batch is not None or population is not None):
-        raise ParameterError("--q (Poisson) and --batch/--population (fixed size) exclude "
-                             "each other")
+    schemes = [name for name, v in (("--q", q), ("--batch", batch),
+                                     ("--allocation", allocation)) if v is not None]
+    if len(schemes) > 1:
+        raise ParameterError(f"{' and '.join(schemes)} exclude each other: one sampling scheme "
+                             "(--q Poisson, --batch/--population fixed size, --allocation)")
+    if allocation is not None:
+        checks.int_range("allocation", allocation, 1, MAX_STEPS)
+        if steps % allocation:
+            raise ParameterError(f"--steps {steps} must be a multiple of --allocation "
+                                 f"{allocation} (whole epochs)")
     if (batch is None) != (population is None):
         raise ParameterError("--batch and --population go together")
     rate = None
@@ -73,8 +86,12 @@ def account(
         raise ParameterError("give --sigma (account a run) or --epsilon (calibrate σ)")
     s_val = None if sigma is None else checks.number("sigma", sigma, positive=True)
 
+    count = steps if allocation is None else steps // allocation
+
     def make(s):
         g = GaussianEvent(sigma=s, sensitivity=sens)
+        if allocation is not None:
+            return RandomAllocationEvent(g, allocation)
         if rate is not None:
             return PoissonSampledEvent(g, rate)
         if batch is not None:
@@ -82,15 +99,17 @@ def account(
         return g
 
     sampling = ("poisson" if rate is not None else
-                "without replacement" if batch is not None else "none")
+                "without replacement" if batch is not None else
+                "random allocation" if allocation is not None else "none")
     t0 = time.perf_counter()
     out: dict = {"sampling": sampling, "q": None if rate is None else str(rate),
-                 "batch": batch, "population": population, "steps": steps,
+                 "batch": batch, "population": population, "allocation": allocation,
+                 "steps": steps,
                  "sensitivity": str(sens), "delta": float(dq)}
     if s_val is None:
-        s_val = calibrate(make, count=steps, epsilon=eq, delta=dq)
+        s_val = calibrate(make, count=count, epsilon=eq, delta=dq)
         out["calibrated_sigma"] = s_val
-    acc = PldAccountant().compose(make(s_val), steps)
+    acc = PldAccountant().compose(make(s_val), count)
     r = acc.epsilon(dq)
     lo, hi = ends(r.interval)
     out.update(sigma=str(s_val), epsilon=r.epsilon, epsilon_interval=[float(lo), float(hi)],
@@ -109,7 +128,8 @@ def account(
     t.add_column("")
     t.add_column("value")
     rows = [("sampling", sampling + (f", q = {rate}" if rate is not None else "")
-             + (f", {batch} of {population}" if batch is not None else "")),
+             + (f", {batch} of {population}" if batch is not None else "")
+             + (f", one of every {allocation} steps" if allocation is not None else "")),
             ("steps", f"{steps:,}"), ("σ", str(s_val)
                                       + (" (calibrated)" if "calibrated_sigma" in out else "")),
             (f"ε(δ = {float(dq):.3g})", f"{r.epsilon:.8g} (certified upper end)"),

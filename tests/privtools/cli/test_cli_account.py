@@ -37,6 +37,15 @@ def test_fixed_size_batches_and_delta_at_epsilon():
     assert out["delta_at_epsilon"] == acc.delta(1).delta
 
 
+def test_random_allocation_composes_whole_epochs():
+    from privtools.accounting import RandomAllocationEvent
+
+    out = _json(["--sigma", "2", "--allocation", "5", "--steps", "10", "--delta", "1e-5"])
+    acc = PldAccountant().compose(RandomAllocationEvent(GaussianEvent(sigma=2), 5), 2)
+    assert out["epsilon"] == acc.epsilon(Fraction(1, 10**5)).epsilon
+    assert out["sampling"] == "random allocation"
+
+
 def test_calibration_returns_a_sigma_that_meets_the_target():
     out = _json(["--steps", "100", "--delta", "1e-5", "--epsilon", "10"])
     assert out["epsilon"] <= 10
@@ -50,6 +59,10 @@ def test_calibration_returns_a_sigma_that_meets_the_target():
     (["--sigma", "1", "--q", "2", "--steps", "10", "--delta", "1e-5"], "--q must be in"),
     (["--sigma", "1", "--q", "0.1", "--batch", "5", "--population", "50", "--steps", "10",
       "--delta", "1e-5"], "exclude each other"),
+    (["--sigma", "1", "--q", "0.1", "--allocation", "5", "--steps", "10", "--delta", "1e-5"],
+     "exclude each other"),
+    (["--sigma", "1", "--allocation", "3", "--steps", "10", "--delta", "1e-5"],
+     "must be a multiple of --allocation"),
     (["--sigma", "1", "--batch", "5", "--steps", "10", "--delta", "1e-5"], "go together"),
     (["--sigma", "1", "--steps", "10", "--delta", "1"], "--delta must be in"),
     (["--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
