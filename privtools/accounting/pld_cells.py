@@ -41,7 +41,7 @@ from privtools.certified import intervals as _intervals
 
 from .pld import LossGrid, fixed
 
-__all__ = ["Cells", "upper_grid", "lower_grid", "to_grid"]
+__all__ = ["Cells", "upper_grid", "lower_grid", "to_grid", "loss_moments"]
 
 
 @dataclass(frozen=True)
@@ -85,22 +85,28 @@ class Cells:
 
     def moments(self) -> tuple[float, float, float, float]:
         """(mean, sd, min, max) of the loss under P, in floats (grid planning only)."""
-        tot = mean = sq = 0.0
-        lo_all, hi_all = math.inf, -math.inf
-        for p, q, _lo, _hi in self.cells:
-            pf, qf = float(p.mid()), float(q.mid())
-            if pf <= 0 or qf <= 0:
-                continue
-            ell = math.log(pf) - math.log(qf)
-            tot += pf
-            mean += pf * ell
-            sq += pf * ell * ell
-            lo_all, hi_all = min(lo_all, ell), max(hi_all, ell)
-        if tot <= 0:
-            return 0.0, 0.0, 0.0, 0.0
-        mean /= tot
-        sd = math.sqrt(max(sq / tot - mean * mean, 0.0))
-        return mean, sd, lo_all, hi_all
+        out = loss_moments((p, q) for p, q, _, _ in self.cells)
+        return (0.0, 0.0, 0.0, 0.0) if out is None else out
+
+
+def loss_moments(pairs) -> tuple[float, float, float, float] | None:
+    """(mean, sd, min, max) under P of the loss log(p/q) over ``(p, q)`` mass balls, in
+    floats (grid planning only); None when no pair has both masses positive."""
+    tot = mean = sq = 0.0
+    lo, hi = math.inf, -math.inf
+    for p, q in pairs:
+        pf, qf = float(p.mid()), float(q.mid())
+        if pf <= 0 or qf <= 0:
+            continue
+        ell = math.log(pf) - math.log(qf)
+        tot += pf
+        mean += pf * ell
+        sq += pf * ell * ell
+        lo, hi = min(lo, ell), max(hi, ell)
+    if tot <= 0:
+        return None
+    mean /= tot
+    return mean, math.sqrt(max(sq / tot - mean * mean, 0.0)), lo, hi
 
 
 def to_grid(side: str, masses: dict, step: Fraction, inf: arb, prec: int) -> LossGrid:

@@ -50,7 +50,7 @@ from .events import (
     ZCDPEvent,
 )
 from .pld import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
-from .pld_cells import Cells, lower_grid, upper_grid
+from .pld_cells import Cells, loss_moments, lower_grid, upper_grid
 
 __all__ = ["Release", "release", "releases", "noise_pmf", "gaussian_release", "from_cells"]
 
@@ -218,22 +218,10 @@ class _Atoms(Release):
             yield P.ball(x), Q.ball(x)
 
     def moments(self):
-        tot = mean = sq = 0.0
-        lo, hi = math.inf, -math.inf
-        for p, q in self._atoms(self.P, self.Q):
-            pf, qf = float(p.mid()), float(q.mid())
-            if pf <= 0 or qf <= 0:
-                continue
-            ell = math.log(pf) - math.log(qf)
-            tot += pf
-            mean += pf * ell
-            sq += pf * ell * ell
-            lo, hi = min(lo, ell), max(hi, ell)
-        if tot <= 0:
+        out = loss_moments(self._atoms(self.P, self.Q))
+        if out is None:
             raise ParameterError("the two laws share no support: the loss is infinite")
-        mean /= tot
-        sd = math.sqrt(max(sq / tot - mean * mean, 0.0))
-        return mean, sd, lo, hi
+        return out
 
     def cells(self, step, prec=DEFAULT_PREC, mixed=False):
         """One cell per point of the window. The unaccounted mass of either law may sit at

@@ -31,7 +31,7 @@ from privtools.validation import check_int, to_fraction
 from .events import ComposedEvent, DpEvent, PureDPEvent, RepeatedEvent, _set
 
 __all__ = ["PoissonSampledEvent", "SampledWithoutReplacementEvent", "RandomAllocationEvent",
-           "ShuffledEvent", "ApproxDPEvent", "SAMPLED_EVENTS"]
+           "ShuffledEvent", "ApproxDPEvent"]
 
 
 def _single(name: str, event) -> DpEvent:
@@ -167,4 +167,3 @@ class ApproxDPEvent(DpEvent):
 
 _SAMPLED_TYPES = (PoissonSampledEvent, SampledWithoutReplacementEvent, RandomAllocationEvent,
                   ShuffledEvent)
-SAMPLED_EVENTS = _SAMPLED_TYPES
