@@ -87,6 +87,12 @@ def _chunk(task):
     return (int(np.count_nonzero(event.contains(raw, out))), out.signature), drain_mutations()
 
 
+def _shaped(signature) -> bool:
+    """Vectors and objects may differ in shape between calls (a ragged output): they are
+    then compared as objects (:meth:`Outputs.to_objects`)."""
+    return signature[0] in ("array", "objects")
+
+
 class Draws:
     """The chunked draws of one audit (``seed``, ``executor``, ``progress(k)``)."""
 
@@ -138,7 +144,8 @@ class Draws:
     def _check(self, signature, what):
         if self.signature is None:
             self.signature = signature
-        elif signature != self.signature:
+        elif signature != self.signature and not (_shaped(signature)
+                                                  and _shaped(self.signature)):
             raise ParameterError(f"mechanism returned {what} on one call and "
                                  f"{self.signature} on another; every call must return the "
                                  "same kind of output")

@@ -32,8 +32,8 @@ import numpy as np
 from . import bits as _bits
 from .outputs import FeatureMap, Outputs, as_outputs
 
-__all__ = ["Event", "Whole", "Value", "Column", "Total", "Count", "Score", "LowBits",
-           "Binade", "Lattice", "BitClass"]
+__all__ = ["Event", "Whole", "Value", "Column", "Total", "Count", "Votes", "Score",
+           "LowBits", "Binade", "Lattice", "BitClass"]
 
 
 def _fmt(x) -> str:
@@ -108,6 +108,30 @@ class Count:
 
     def name(self) -> str:
         return f"#(output == {_fmt(self.value)})"
+
+
+@dataclass(frozen=True)
+class Votes:
+    """How many coordinates of a vector output fall on the favoured side of their cut:
+    ``x_j > cuts[j]`` where ``up[j]``, ``x_j < cuts[j]`` elsewhere (coordinates with no
+    cut are not counted). For independent coordinates each moved by a small shift under
+    heavy noise — a parallel composition — this count is nearly the privacy loss itself."""
+
+    cuts: tuple
+    up: tuple
+
+    def apply(self, raw, outputs: Outputs) -> np.ndarray:
+        """The vote counts, one per draw."""
+        m = outputs.columns()
+        c = np.asarray(self.cuts, dtype=float)
+        u = np.asarray(self.up, dtype=bool)
+        with np.errstate(invalid="ignore"):
+            hit = np.where(u, m > c, m < c) & ~np.isnan(c)
+        return hit.sum(axis=1)
+
+    def name(self) -> str:
+        """How the view is named in an event's description."""
+        return "#(coordinates beyond their cut)"
 
 
 class _Pickled:
@@ -344,6 +368,9 @@ class Event:
         """Boolean mask of the draws in the event; ``raw`` is what the mechanism returned."""
         if outputs is None:
             outputs = as_outputs(raw, len(raw))
+        if outputs.kind != "objects" and (getattr(self.view, "structural", False) or
+                                          isinstance(self.keys, frozenset)):
+            outputs = outputs.to_objects()   # chosen on outputs of different shapes
         v = self.view.apply(raw, outputs)
         if self.kind == "ge":
             return v >= self.threshold

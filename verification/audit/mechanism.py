@@ -11,8 +11,10 @@ of the test data. For the chosen event E, (ε, δ)-DP implies P(E | d) ≤ e^ε 
   count is exactly Binomial(K, p/(p+q)); one Clopper–Pearson bound π_lo at level ``alpha``
   gives ε_lower = log(π_lo/(1 − π_lo)) (:func:`verification.audit.stats.
   poisson_ratio_bound`);
-* with δ > 0, Clopper–Pearson bounds p_lo and q_hi at ``alpha/2`` each give
-  ε_lower = log((p_lo − δ)/q_hi).
+* with δ > 0 the two sides get the same number of test draws, paired, and one test of the
+  hockey-stick statistic P(E | d) − e^ε P(E | d') − δ decides: a bet on the paired draws
+  sized on the selection draws, rejected when its capital reaches 1/α
+  (:mod:`verification.audit.hockey`); ε_lower inverts that test.
 
 Either way ε_lower exceeds the true ε with probability at most ``alpha`` (0 is reported
 when the bound is not positive).
@@ -39,18 +41,12 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_level, check_nonneg
 
-from . import guard
+from . import guard, hockey
 from .draws import SELECT, TEST, Draws, root_seed
 from .events import Event
 from .neighbours import check_pair
 from .select import LEARNERS, Choice, Sample, choose_event
-from .stats import (
-    claim_p_value,
-    clopper_pearson,
-    log_ratio_bound,
-    poisson_p_value,
-    poisson_ratio_bound,
-)
+from .stats import clopper_pearson, poisson_p_value, poisson_ratio_bound
 
 __all__ = ["MechanismAudit", "audit_mechanism", "check_claim", "default_train"]
 
@@ -129,20 +125,26 @@ def check_claim(epsilon, delta) -> tuple[float, float]:
     return eps, d
 
 
-def default_train(n_samples: int) -> int:
+def default_train(n_samples: int, delta: float = 0.0) -> int:
     """Draws per dataset that choose the event: half of a small audit, a tenth (at least
-    10⁵) of a large one — the test split, not the selection, sets the final precision."""
+    10⁵) of a large one — the test split, not the selection, sets the final precision.
+    With δ > 0 a fifth (at least 10⁴): the hockey-stick test lives on the rare events of
+    the far tail, and every test draw counts toward seeing them."""
+    if delta > 0:
+        return min(n_samples // 2, max(10_000, n_samples // 5))
     return min(n_samples // 2, max(100_000, n_samples // 10))
 
 
 def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, seed,
-             otype, selection, level=None) -> MechanismAudit:
+             otype, selection, level=None, lams=None) -> MechanismAudit:
     """The verdict from the test counts: ``kp`` of ``n_fav`` draws on the favoured dataset,
     ``kq`` of ``n_other`` on the other; ``level`` is this look's share of ``alpha``.
     Pure DP reads the Poissonised counts conditionally (one exact binomial interval); with
-    δ > 0 two Clopper–Pearson intervals at level/2 each."""
+    δ > 0 the hockey-stick test bets ``lams`` on the paired draws
+    (:mod:`verification.audit.hockey`)."""
     level = alpha if level is None else level
     n_test = max(n_fav, n_other, 1)
+    rejected = None
     if delta == 0:
         bound = float(poisson_ratio_bound(kp, kq, level))
         eps_max = float(poisson_ratio_bound(n_fav, 0, level))
@@ -150,11 +152,15 @@ def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, 
         pi_lo = float(clopper_pearson(kp, kp + kq, level, "lower")) if kp + kq else 0.0
         interval = {"share_lower": pi_lo}
     else:
-        bound = float(log_ratio_bound(kp, kq, n_test, level, delta))
-        eps_max = float(log_ratio_bound(n_test, 0, n_test, level, delta))
-        p_raw = claim_p_value(kp, kq, n_test, delta, eps_claim)
-        interval = {"p_lower": float(clopper_pearson(kp, n_test, level / 2, "lower")),
-                    "q_upper": float(clopper_pearson(kq, n_test, level / 2, "upper"))}
+        lams = hockey.bets(0, 0, 1, eps_claim, delta) if lams is None else lams
+        cap = hockey.LAMBDA_CAP / (math.exp(eps_claim) + delta)
+        bound = hockey.hockey_stick_bound(kp, kq, n_test, lams, eps_claim, delta, level)
+        eps_max = hockey.hockey_stick_bound(n_test, 0, n_test, [cap], eps_claim, delta,
+                                            level)
+        log_k = hockey.log_e_value(kp, kq, n_test, lams, eps_claim, delta)
+        p_raw = math.exp(-log_k) if log_k > 0 else 1.0
+        rejected = log_k >= math.log(1 / level)
+        interval = {"log_e_value": log_k, "bets": [float(x) for x in lams]}
     eps_lower = max(0.0, bound)
     rp, rq = kp / max(n_fav, 1), kq / max(n_other, 1)
     if rq > 0:
@@ -176,7 +182,8 @@ def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, 
                               reason=(f"{n_test} test draws per dataset can certify at most "
                                       f"ε = {eps_max:.3g} at confidence {1 - alpha:g}; "
                                       "use more samples"), **extra)
-    passed = eps_lower <= eps_claim
+    # δ > 0: the test at the claim decides (ε_lower is then at least the claim)
+    passed = eps_lower <= eps_claim if rejected is None else not rejected
     reason = "" if passed else (f"the event '{event.describe()}' holds in {kp} of {n_fav} "
                                 f"draws on one dataset and {kq} of {n_other} on the other")
     return MechanismAudit(passed, "pass" if passed else "fail", *args, reason=reason, **extra)
@@ -206,6 +213,12 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
         return _verdict(0, 0, n_test, n_test, n_samples, eps_claim, delta, alpha, None,
                         draws.seed, otype, selection)
     sides = ((d, 0), (d_prime, 1)) if event.direction == "d" else ((d_prime, 1), (d, 0))
+    lams = None
+    if delta > 0:   # the bets are sized on the selection draws, never on the test's
+        ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
+        kp_sel, kq_sel = (ka, kb) if event.direction == "d" else (kb, ka)
+        lams = hockey.bets(kp_sel, kq_sel, A.outputs.n, eps_claim, delta)
+        selection["bets"] = [float(x) for x in lams]
     # Looks: all of the test split, or ¼, ½, all at α/4, α/4, α/2 with stop_early.
     looks = ((1.0, alpha),) if not stop_early else \
         ((0.25, alpha / 4), (0.5, alpha / 4), (1.0, alpha / 2))
@@ -226,7 +239,7 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
             **selection, "looks": "¼, ½ and all of the test split at α/4, α/4, α/2",
             "stopped_at": n[0]}
         res = _verdict(k[0], k[1], n[0], n[1], n_samples, eps_claim, delta, alpha, event,
-                       draws.seed, otype, sel, level=level)
+                       draws.seed, otype, sel, level=level, lams=lams)
         if res.verdict == "fail":
             break
     return res
@@ -269,7 +282,7 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
         raise ParameterError(f"n_samples must be >= 200 per dataset, got {n_samples}")
     alpha = check_level("alpha", alpha)
     if n_train is None:
-        n_train = default_train(n_samples)
+        n_train = default_train(n_samples, delta_f)
     n_train = check_int("n_train", n_train, minimum=100)
     if n_train > n_samples - 100:
         raise ParameterError(f"n_train must leave at least 100 test draws: n_train = "

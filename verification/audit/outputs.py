@@ -7,8 +7,12 @@
 * a ``(size, k)`` array of integers, floats or booleans, or a list of ``size`` equal-length
   numeric tuples — kind ``"array"``;
 * ``size`` booleans — kind ``"array"`` with one column;
-* a list (or object array) of ``size`` hashable values (tuples, strings, ...) — kind
-  ``"objects"``.
+* a list (or object array) of ``size`` hashable values (tuples, strings, ...) or of
+  containers of any shape — dicts, sets, lists of varying length, ragged arrays — kind
+  ``"objects"``; containers are put in one canonical hashable spelling
+  (:func:`verification.audit.structure.canonical`: a dict's pairs sorted, a set frozen, a
+  list a tuple), so equal contents are equal outputs and the events can read their
+  structure (keys, lengths, values at a key).
 
 :class:`Outputs` holds one batch in that normal form and offers the two readings the
 events use: exact *keys* (one hashable per draw, for events that count outcomes) and a
@@ -24,6 +28,8 @@ import numpy as np
 
 from privtools.errors import ParameterError
 
+from .structure import Mapping, canonical
+
 __all__ = ["Outputs", "as_outputs", "FeatureMap"]
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -32,12 +38,14 @@ _INT64_MAX = np.iinfo(np.int64).max
 def _as_objects(out, size: int, who: str) -> np.ndarray:
     arr = np.empty(size, dtype=object)
     for i, v in enumerate(out):
+        v = canonical(v)
         try:
             hash(v)
         except TypeError:
-            raise ParameterError(f"{who} returned an unhashable output {v!r} (type "
-                                 f"{type(v).__name__}); return tuples instead of lists, or "
-                                 "an array") from None
+            raise ParameterError(f"{who} returned an output that cannot be compared "
+                                 f"exactly: {v!r} (type {type(v).__name__}); return "
+                                 "numbers, strings, tuples, lists, sets or dicts of them"
+                                 ) from None
         arr[i] = v
     return arr
 
@@ -123,10 +131,25 @@ class Outputs:
         if self.kind == "array":
             names = {"b": "booleans", "i": "integers", "f": "floats"}
             return f"vectors of {self.data.shape[1]} {names[self.data.dtype.kind]}"
+        if self.kind == "objects" and self.n:
+            first = self.data[0]
+            for kind, name in ((Mapping, "dicts"), (frozenset, "sets"),
+                               (tuple, "sequences")):
+                if isinstance(first, kind):
+                    return name
         return {"int": "integers", "float": "floats", "objects": "hashable values"}[self.kind]
 
     def __getitem__(self, idx) -> Outputs:
         return Outputs(self.kind, self.data[idx])
+
+    def to_objects(self) -> Outputs:
+        """These outputs as canonical objects (a vector becomes a tuple): how outputs of
+        different shapes on the two datasets are compared."""
+        if self.kind == "objects":
+            return self
+        arr = np.empty(self.n, dtype=object)
+        arr[:] = [canonical(v) for v in self.data]
+        return Outputs("objects", arr)
 
     def concat(self, others) -> Outputs:
         """These outputs followed by ``others`` (of the same type)."""

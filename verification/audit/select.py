@@ -21,6 +21,10 @@ Families (each in both directions, favouring d or d'):
   thresholds chosen on the second half (the idea of DP-Sniper, Bichsel et al., S&P 2021).
   ``features(outputs)`` supplies the numbers the classifier reads when the user knows
   better than the raw coordinates;
+* **structure** (dict, set and sequence outputs, :mod:`verification.audit.structure`) —
+  thresholds and sets on the length, ratio-ranked sets of key sets, the presence of a key,
+  thresholds and intervals on the number at a key: events on the shape of an output that
+  never repeats as a whole;
 * **bits** (with ``bits=True``, float outputs only: the scalar output, or each float
   coordinate of a vector output up to the column limit) — events on the IEEE-754 binary64
   encoding (:mod:`verification.audit.events`): ratio-ranked sets of the ``k`` lowest
@@ -49,10 +53,12 @@ from .events import (
     Score,
     Total,
     Value,
+    Votes,
     Whole,
 )
 from .outputs import FeatureMap, Outputs
 from .stats import candidate_prefixes, log_ratio_bound, projected_bound
+from .structure import At, Has, KeySet, Length, is_structured, probe_keys
 
 __all__ = ["Sample", "Choice", "choose_event", "LEARNERS"]
 
@@ -407,10 +413,28 @@ def _learned(A, B, user, n_test, alpha, delta, learners, seed, notes):
     return found
 
 
-def _summaries(a: Outputs):
-    """Views that summarise a vector output: its sum, and the count of each value when the
-    coordinates take few values (or of each non-finite marker of a float vector)."""
+def _votes(a: Outputs, b: Outputs):
+    """The :class:`Votes` view from selection outputs: each coordinate cut halfway between
+    its medians on the two datasets, counted on the side of d's median (coordinates whose
+    medians agree are left out); None when no coordinate moves."""
+    ma, mb = a.columns(), b.columns()
+    with np.errstate(invalid="ignore"):
+        med_a, med_b = np.nanmedian(ma, axis=0), np.nanmedian(mb, axis=0)
+    moved = np.isfinite(med_a) & np.isfinite(med_b) & (med_a != med_b)
+    if moved.sum() < 2:
+        return None
+    cuts = np.where(moved, (med_a + med_b) / 2, np.nan)
+    return Votes(tuple(float(c) for c in cuts), tuple(bool(u) for u in med_a > med_b))
+
+
+def _summaries(a: Outputs, b: Outputs):
+    """Views that summarise a vector output: its sum, the votes of its coordinates
+    (:class:`Votes`), and the count of each value when the coordinates take few values (or
+    of each non-finite marker of a float vector)."""
     out = [(Total(), "the sum")]
+    votes = _votes(a, b)
+    if votes is not None:
+        out.append((votes, "the coordinates' votes"))
     m = a.columns()
     finite = np.isfinite(m)
     if finite.all():
@@ -422,6 +446,43 @@ def _summaries(a: Outputs):
                              (float("inf"), np.isposinf)):
             if test(m).any():
                 out.append((Count(marker), f"the count of {marker}"))
+    return out
+
+
+# ---------------------------------------------------------------- structure
+def _structural(a: Outputs, b: Outputs, n, n_test, alpha, delta):
+    """Events on the structure of dict, set and sequence outputs
+    (:mod:`verification.audit.structure`): the length, the key set, the presence of the
+    keys whose presence rates differ most, and the numbers at the most frequent keys."""
+    if a.kind != "objects" or not is_structured(a.data):
+        return []
+    out = []
+    length = Length()
+    out.extend((f"{name} of the length", eps, ev) for name, eps, ev in
+               _ordinal(length.apply(None, a), length.apply(None, b), n, n_test, alpha,
+                        delta, length))
+    ca, cb = KeySet().apply(None, a), KeySet().apply(None, b)
+    if np.unique(np.concatenate([ca, cb])).size <= max(64, (2 * n) // 5):
+        names = {}
+        for v, c in zip(np.concatenate([a.data, b.data]), np.concatenate([ca, cb])):
+            names.setdefault(int(c), KeySet.text(v))
+        got = _categorical(ca, cb, n, n_test, alpha, delta, KeySet(tuple(names.items())))
+        if got is not None and got[1] is not None:
+            ev = got[1]
+            kept = tuple((int(c), names[int(c)]) for c in np.asarray(ev.keys))
+            out.append(("key sets", got[0], replace(ev, view=KeySet(kept))))
+    gap, common = probe_keys(a.data, b.data)
+    for key in gap:
+        view = Has(key)
+        got = _categorical(view.apply(None, a), view.apply(None, b), n, n_test, alpha,
+                           delta, view)
+        if got is not None:
+            out.append((f"presence of key {key!r}", *got))
+    for key in common:
+        view = At(key)
+        out.extend((f"{name} of the value at key {key!r}", eps, ev) for name, eps, ev in
+                   _ordinal(view.apply(None, a), view.apply(None, b), n, n_test, alpha,
+                            delta, view))
     return out
 
 
@@ -439,6 +500,9 @@ def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, 
     n1 = max(1, (2 * n) // 3)
     (A1, A2), (B1, B2) = A.split(n1), B.split(n1)
     a, b = A1.outputs, B1.outputs
+    shaped = a.signature != b.signature     # outputs of different shapes on d and d'
+    if shaped:
+        a, b = a.to_objects(), b.to_objects()
     notes: list = []
     found = []
     limit = max(64, (2 * n1) // 5)
@@ -459,17 +523,19 @@ def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, 
                              _ordinal(ca[:, j], cb[:, j], n1, n_test, alpha, delta,
                                       Column(j)))
         if k > 1:
-            for view, label in _summaries(a):
+            for view, label in _summaries(a, b):
                 found.extend((f"{name} of {label}", eps, ev) for name, eps, ev in
                              _ordinal(view.apply(None, a), view.apply(None, b), n1, n_test,
                                       alpha, delta, view))
         if k > _MAX_COLUMNS:
             notes.append(f"vector outputs of {k} coordinates: no per-coordinate events "
                          f"(at most {_MAX_COLUMNS}); the learned events read all of them")
-    if learners and (features is not None or (a.kind == "array" and a.data.shape[1] > 1)):
+    if learners and not shaped and (features is not None or
+                                    (a.kind == "array" and a.data.shape[1] > 1)):
         found.extend(_learned(A1, B1, features, n_test, alpha, delta, learners, seed, notes))
     if bits:
         found.extend(_bit_events(a, b, n1, n_test, alpha, delta))
+    found.extend(_structural(a, b, n1, n_test, alpha, delta))
     found = [f for f in found if f[2] is not None]
     if not found:
         return Choice(None, -np.inf, "none", [], notes)

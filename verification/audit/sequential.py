@@ -65,6 +65,7 @@ from privtools.validation import check_int, check_level
 from . import guard
 from .draws import SEQUENTIAL, Draws, root_seed
 from .events import Event
+from .hockey import LAMBDA_CAP, kelly_fraction
 from .mechanism import check_claim, check_learners
 from .neighbours import check_pair
 from .select import LEARNERS, Sample, choose_event
@@ -74,7 +75,6 @@ __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_seque
            "FIRST_ROUND"]
 
 FIRST_ROUND = 256          # draws per dataset of the first round (selection only)
-_LAMBDA_CAP = 0.9          # λ ≤ 0.9/(e^ε + δ): no draw can lose more than 90 % of K
 _SAMPLER_BINS = 1024       # fine quantile bins of a continuous law
 _COARSE_GROUPS = 16        # groups of about equal mass: the coarse resolution
 _WEIGHTS = 2.0 ** -np.arange(1, 7)   # mixing weights w of the alternatives
@@ -160,24 +160,6 @@ def _check_budget(max_samples, first) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------- mechanisms
-def _kelly(p: float, q: float, eps: float, delta: float, cap: float) -> float:
-    """The growth-optimal fraction for Z = X − e^ε Y − δ with X ~ B(p), Y ~ B(q)
-    independent, in [0, cap]; 0 when the estimated drift is not positive."""
-    e = math.exp(eps)
-    z = np.array([1 - delta, -e - delta, 1 - e - delta, -delta])
-    w = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
-    if float(w @ z) <= 0:
-        return 0.0
-    lo, hi = 0.0, cap
-    for _ in range(60):   # E[Z/(1 + λZ)] is decreasing in λ: bisect its root
-        mid = (lo + hi) / 2
-        if float(w @ (z / (1 + mid * z))) > 0:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 def _walk(path: np.ndarray, threshold: float, best: float, rec: dict):
     """Read one round's running log e-value: (value at the end or at the first crossing,
     the largest value up to then, whether it crossed); the crossing draw goes in ``rec``."""
@@ -269,7 +251,7 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
 def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha, seed,
                       features, learners, executor, bits, progress) -> SequentialAudit:
     sizes = round_sizes(max_samples, first)
-    cap = _LAMBDA_CAP / (math.exp(eps) + dlt)
+    cap = LAMBDA_CAP / (math.exp(eps) + dlt)
     threshold = math.log(1 / alpha)
     # the most any run could reach: every test draw in E on one side only, at the cap
     reachable = (max_samples - first) * math.log1p(cap * (1 - dlt))
@@ -289,7 +271,7 @@ def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha
                     ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
                     kp, kq = (ka, kb) if event.direction == "d" else (kb, ka)
                     m = A.outputs.n
-                    lam = _kelly((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
+                    lam = kelly_fraction((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
             new = []
             for side, data in enumerate((d, d_prime)):
                 outs, raws, szs = draws.sample(data, n, SEQUENTIAL, side, offset[side])

@@ -28,8 +28,13 @@ import scipy.stats as st
 
 from privtools.errors import ParameterError
 
+from .hockey import projected_hockey_stick
+
 __all__ = ["clopper_pearson", "log_ratio_bound", "poisson_ratio_bound",
            "projected_bound", "claim_p_value", "poisson_p_value", "candidate_prefixes"]
+
+
+DELTA_SHRINK = 0.2   # the least shrinking level of the projection with δ > 0
 
 
 def clopper_pearson(k, n, alpha: float, side: str):
@@ -80,16 +85,22 @@ def poisson_p_value(kp: int, kq: int, epsilon: float) -> float:
 
 def projected_bound(kp, kq, n_seen: int, n_test: int, alpha: float, delta: float,
                     shrink: float = 0.05):
-    """What :func:`log_ratio_bound` is expected to give on ``n_test`` fresh draws for events
-    seen ``kp`` / ``kq`` times in ``n_seen`` draws: the rates are first shrunk to their
+    """The ε lower bound the audit's test is expected to give on ``n_test`` fresh draws for
+    events seen ``kp`` / ``kq`` times in ``n_seen`` draws (:func:`poisson_ratio_bound` for
+    pure DP, the hockey-stick test of :mod:`verification.audit.hockey` with δ > 0, which
+    ranks events by that statistic — at a given ε its best events are the likelihood
+    ratio's superlevel sets, the ratio-ranked prefixes): the rates are first shrunk to their
     Clopper–Pearson bounds at level ``shrink`` (so rare events whose ratio is large by
-    chance rank low), then projected to counts at ``n_test``. Used only to *choose*
+    chance rank low; at least ``DELTA_SHRINK`` with δ > 0, whose best events are rarer and
+    would be shrunk out of reach), then projected to counts at ``n_test``. Used only to *choose*
     events; the verdict never reads it."""
+    if delta > 0:
+        shrink = max(shrink, DELTA_SHRINK)
     p = clopper_pearson(kp, n_seen, shrink, "lower")
     q = clopper_pearson(kq, n_seen, shrink, "upper")
     if delta == 0:
         return poisson_ratio_bound(p * n_test, q * n_test, alpha)
-    return log_ratio_bound(p * n_test, q * n_test, n_test, alpha, delta)
+    return projected_hockey_stick(p, q, n_test, alpha, delta)
 
 
 def claim_p_value(kp: int, kq: int, n: int, delta: float, epsilon: float) -> float:

@@ -1,0 +1,116 @@
+"""Outputs of any shape: dicts, sets, variable-length lists and ragged arrays are read in one
+canonical spelling, and events on their structure catch what whole outputs cannot."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
+
+from verification.audit import audit_mechanism, audit_mechanism_sequential
+from verification.audit.outputs import as_outputs
+from verification.audit.stats import poisson_ratio_bound
+from verification.audit.structure import At, Has, KeySet, Length, Mapping, canonical
+
+keys = hst.one_of(hst.integers(-5, 5), hst.text(max_size=3))
+leaves = hst.one_of(hst.integers(-10, 10), hst.booleans(), hst.text(max_size=3))
+values = hst.recursive(leaves, lambda inner: hst.one_of(
+    hst.lists(inner, max_size=4), hst.dictionaries(keys, inner, max_size=4),
+    hst.frozensets(leaves, max_size=4)), max_leaves=12)
+
+
+@given(d=hst.dictionaries(keys, values, max_size=6), seed=hst.integers(0, 2**16))
+def test_a_dict_has_one_spelling_whatever_its_insertion_order(d, seed):
+    items = list(d.items())
+    np.random.default_rng(seed).shuffle(items)
+    a, b = canonical(d), canonical(dict(items))
+    assert a == b and hash(a) == hash(b)
+    assert isinstance(a, Mapping) and dict(a).keys() == {canonical(k) for k in d}
+    assert canonical(a) == a                      # idempotent
+
+
+@given(v=values)
+def test_canonical_values_are_hashable_and_pickle(v):
+    c = canonical(v)
+    hash(c)
+    assert pickle.loads(pickle.dumps(c)) == c
+
+
+def test_containers_become_objects_and_ragged_lists_tuples():
+    out = as_outputs([{"b": 1, "a": np.float64(2.0)}, {"a": 2.0, "b": 1}], 2)
+    assert out.kind == "objects" and out.describe_type() == "dicts"
+    assert out.data[0] == out.data[1] and type(out.data[0][0][1]) is float
+    ragged = as_outputs([[1, 2], [3], np.array([4.0, 5.0, 6.0])], 3)
+    assert ragged.kind == "objects" and ragged.data[1] == (3,) and ragged.describe_type() \
+        == "sequences"
+    sets = as_outputs([{1, 2}, {2, 1}, set()], 3)
+    assert sets.data[0] == sets.data[1] == frozenset({1, 2})
+
+
+def test_structural_views_read_exactly():
+    out = as_outputs([{"a": 1.5, "b": "x"}, {"a": 2}, {3, 4}, [7, 8, 9], "plain"], 5)
+    assert Length().apply(None, out).tolist() == [2, 1, 2, 3, -1]
+    assert Has("b").apply(None, out).tolist() == [1, 0, 0, 0, 0]
+    assert Has(3).apply(None, out).tolist() == [0, 0, 1, 0, 0]
+    got = At("a").apply(None, out)
+    assert got[:2].tolist() == [1.5, 2.0] and np.isnan(got[2:]).all()
+    assert At(1).apply(None, out)[3] == 8.0       # a sequence's position 1
+    assert np.isnan(At("b").apply(None, out)[0])   # a string is not a number
+    codes = KeySet().apply(None, out)
+    assert codes[0] != codes[1] and codes[2] != codes[3]
+    # codes are stable: the same in every process (they are sent to worker processes)
+    assert KeySet().apply(None, as_outputs([{"b": 0, "a": 9}], 1))[0] == codes[0]
+    for view in (Length(), Has("b"), At("a"), KeySet(((int(codes[0]), "{'a', 'b'}"),))):
+        assert pickle.loads(pickle.dumps(view)) == view or isinstance(view, KeySet)
+
+
+# ----------------------------------------------------------------- audits
+def leaky_histogram(dataset, size, rng):
+    """Noisy counts of the keys the data holds: the key set is the data's (ε = ∞)."""
+    keys = sorted(set(dataset))
+    noise = rng.laplace(0.0, 1.0, (size, len(keys)))
+    return [{k: dataset.count(k) + noise[i, j] for j, k in enumerate(keys)}
+            for i in range(size)]
+
+
+def fixed_histogram(dataset, size, rng):
+    """Noisy counts over the fixed domain 0..3 (Lap(1) per count: ε = 1 under
+    add/remove of one record)."""
+    noise = rng.laplace(0.0, 1.0, (size, 4))
+    return [{k: dataset.count(k) + noise[i, k] for k in range(4)} for i in range(size)]
+
+
+def ragged_noise(dataset, size, rng):
+    """One noisy value per record: the length is the data's size."""
+    return [list(len(dataset) + rng.laplace(0.0, 1.0, len(dataset))) for _ in range(size)]
+
+
+def test_a_leaking_key_set_fails_at_a_thousand_draws_with_an_exact_bound():
+    # same number of keys on both sides: only which keys leaks
+    r = audit_mechanism(leaky_histogram, [0, 1, 3], [0, 1, 2], 1.0, 1000, rng=0)
+    assert r.verdict == "fail" and r.output_type == "dicts"
+    assert r.counts["count_other"] == 0
+    kp = r.counts["count_favoured"]
+    assert kp == r.counts["n_favoured"]           # the event holds on every draw of d
+    assert r.epsilon_lower == pytest.approx(float(poisson_ratio_bound(kp, 0, 0.01)))
+    assert any(w in r.event.describe() for w in ("holds", "lacks", "keys"))
+
+
+def test_a_leaking_length_fails_in_the_sequential_audit_too():
+    r = audit_mechanism_sequential(leaky_histogram, [0, 1, 2, 2, 3], [0, 1, 2, 2], 1.0,
+                                   2000, rng=1)
+    assert r.verdict == "fail" and r.draws <= 1000
+
+
+def test_outputs_of_different_shapes_on_the_two_datasets_are_compared():
+    r = audit_mechanism(ragged_noise, [1, 2, 3], [1, 2], 1.0, 1000, rng=2)
+    assert r.verdict == "fail" and "len(output)" in r.event.describe()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_histogram_over_a_fixed_domain_passes(seed):
+    r = audit_mechanism(fixed_histogram, [0, 1, 2], [0, 1], 1.0, 4000, rng=seed)
+    assert r.verdict == "pass" and r.epsilon_lower <= 1.0
+    assert math.isfinite(r.epsilon_lower)
