@@ -34,7 +34,8 @@ __all__ = ["clopper_pearson", "log_ratio_bound", "poisson_ratio_bound",
            "projected_bound", "claim_p_value", "poisson_p_value", "candidate_prefixes"]
 
 
-DELTA_SHRINK = 0.2   # the least shrinking level of the projection with δ > 0
+SHRINK = 0.05        # the Clopper–Pearson level the projection shrinks selection rates to
+DELTA_SHRINK = 0.2   # ... and with δ > 0
 
 
 def clopper_pearson(k, n, alpha: float, side: str):
@@ -84,16 +85,16 @@ def poisson_p_value(kp: int, kq: int, epsilon: float) -> float:
 
 
 def projected_bound(kp, kq, n_seen: int, n_test: int, alpha: float, delta: float,
-                    shrink: float = 0.05):
+                    shrink: float = SHRINK):
     """The ε lower bound the audit's test is expected to give on ``n_test`` fresh draws for
     events seen ``kp`` / ``kq`` times in ``n_seen`` draws (:func:`poisson_ratio_bound` for
     pure DP, the hockey-stick test of :mod:`verification.audit.hockey` with δ > 0, which
     ranks events by that statistic — at a given ε its best events are the likelihood
     ratio's superlevel sets, the ratio-ranked prefixes): the rates are first shrunk to their
     Clopper–Pearson bounds at level ``shrink`` (so rare events whose ratio is large by
-    chance rank low; at least ``DELTA_SHRINK`` with δ > 0, whose best events are rarer and
-    would be shrunk out of reach), then projected to counts at ``n_test``. Used only to *choose*
-    events; the verdict never reads it."""
+    chance rank low; ``DELTA_SHRINK`` with δ > 0, whose best events are rarer and would be
+    shrunk out of reach at ``SHRINK``), then projected to counts at ``n_test``. Used only
+    to *choose* events; the verdict never reads it."""
     if delta > 0:
         shrink = max(shrink, DELTA_SHRINK)
     p = clopper_pearson(kp, n_seen, shrink, "lower")
