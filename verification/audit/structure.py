@@ -140,6 +140,15 @@ class KeySet:
         """How the view is named in an event's description."""
         return "the keys of output"
 
+    def phrase(self, event) -> str:
+        """The event in words."""
+        vals = event.values
+        if len(vals) == 1:
+            return f"the output's keys are {vals[0]}"
+        shown = " or ".join(vals[:3]) + (f" or … ({len(vals)} key sets)" if len(vals) > 3
+                                         else "")
+        return f"the output's keys are {shown}"
+
 
 @dataclass(frozen=True)
 class Has:
