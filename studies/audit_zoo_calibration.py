@@ -1,14 +1,33 @@
-"""Calibration of the general auditor on the zoo's private mechanisms.
+"""The auditor's own calibration and power, measured on the zoo.
 
-For every mechanism of :mod:`verification.zoo` whose claim holds (``private=True``), this
-audits ``--seeds`` seeds on each of the mechanism's first ``--pairs`` candidate pairs at
-the claimed ε with ``--samples`` draws per dataset and counts how often the 99 % lower
-bound ε_lower exceeds the claim — a false alarm, which a calibrated audit makes with
-probability at most α = 0.01 per run. It also reports the median ε_lower / ε (power on a
-private mechanism is tightness).
+Three studies, one page (``docs/tables/audit_zoo_calibration.md``):
 
-Usage: ``python studies/audit_zoo_calibration.py [--suite dpsniper|statdp|all]
-[--seeds 100] [--samples 50000] [--pairs 1] [--markdown docs/audit_zoo_calibration.md]``
+1. **False alarms.** Every private entry of :mod:`verification.zoo` (the DP-Sniper, StatDP
+   and float suites) and the curator suite's no-signal control is audited ``--seeds`` times
+   by each tester — the fixed-size :func:`verification.audit.audit_mechanism`, the
+   sequential :func:`verification.audit.audit_mechanism_sequential`, the pair search
+   :func:`verification.audit.search_counterexample` over the entry's own pairs, the bits
+   audit ``audit_mechanism(..., bits=True)`` (float outputs private at double precision) and
+   the grey-box :func:`verification.audit.trace_mechanism` — at α = 0.01. Reported per
+   tester and mechanism: fails k/N, the exact 95 % Clopper–Pearson interval and the
+   one-sided binomial p-value of H0: rate ≤ α.
+2. **Power.** Every non-private entry of the DP-Sniper and StatDP suites, on the pair a
+   pilot search ranks first: the detection rate of the fixed and the sequential audit
+   against draws per dataset (table and figure).
+3. **Curator mechanisms** (:mod:`verification.zoo.curator`): what the fixed and sequential
+   audits say at 10³ … 10⁶ draws on mechanisms that leak the data with probability p, and
+   on a control whose output does not depend on the data.
+
+Usage::
+
+    python studies/audit_zoo_calibration.py --markdown docs/tables/audit_zoo_calibration.md
+    python studies/audit_zoo_calibration.py --quick          # a handful of audits, < 1 min
+
+``--json FILE`` saves the audit records with the run's command, machine and wall time;
+``--from-json FILE`` writes the page (and figure) again from them without an audit.
+
+Every audit has its own seed (``SeedSequence(--seed, spawn_key=…)``, see
+``studies/_zoo_calibration_tasks.py``), so the page does not depend on ``--workers``.
 """
 
 from __future__ import annotations
@@ -19,71 +38,160 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor  # noqa: E402
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: E402
+from dataclasses import replace  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
-import scipy.stats as st  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # the sibling modules
 
-from verification import zoo  # noqa: E402
-from verification.audit import audit_mechanism  # noqa: E402
+from _machine import describe  # noqa: E402
+from _zoo_calibration_report import markdown, plot_power, summarize  # noqa: E402
+from _zoo_calibration_tasks import (  # noqa: E402
+    Settings,
+    Task,
+    curator_tasks,
+    false_alarm_tasks,
+    pilot_tasks,
+    power_tasks,
+    quick_settings,
+    run_task,
+    warm_up,
+)
+
+__all__ = ["run", "summarize", "markdown", "plot_power", "Settings", "quick_settings",
+           "main"]
+
+SCRIPT = "studies/audit_zoo_calibration.py"
+FIGURE = "audit_zoo_calibration.png"
 
 
-def _one(task):
-    name, pair_index, seed, samples = task
-    e = zoo.get(name)
-    d, dp = e.pairs[pair_index]
-    r = audit_mechanism(e.mechanism, list(d), list(dp), e.epsilon, samples, rng=seed,
-                        alpha=0.01, learners=("logistic",))
-    return name, r.epsilon_lower
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
 
 
-def main(argv=None):
+def _follow(task: Task, rec: dict, s: Settings) -> list[Task]:
+    """The tasks a finished one opens: a pilot search opens its mechanism's power audits."""
+    if task.section == "pilot":
+        return power_tasks(s, task.name, tuple(tuple(x) for x in rec["pair"]))
+    return []
+
+
+def run(s: Settings, workers: int = 1, log=_log) -> list[dict]:
+    """Every audit of the settings, on ``workers`` processes (1: in this process); the
+    records, sorted so that the result does not depend on the order audits finished in."""
+    warm_up()     # before any fork: the pool's workers and the audits' children inherit it
+    first = pilot_tasks(s) + sorted(false_alarm_tasks(s) + curator_tasks(s),
+                                    key=lambda t: -t.cost())
+    records: list[dict] = []
+    t0, done, total = time.perf_counter(), 0, len(first)
+
+    def note(rec):
+        nonlocal done
+        done += 1
+        if log and (done % 200 == 0 or done == total):
+            log(f"  {done}/{total} audits, {(time.perf_counter() - t0) / 60:.1f} min")
+
+    if workers <= 1:
+        queue = list(first)
+        while queue:
+            task = queue.pop(0)
+            rec = run_task(task)
+            records.append(rec)
+            more = _follow(task, rec, s)
+            total += len(more)
+            queue = sorted(queue + more, key=lambda t: -t.cost())
+            note(rec)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            queue = list(first)
+            running: dict = {}
+            while queue or running:
+                while queue and len(running) < 2 * workers:
+                    task = queue.pop(0)
+                    running[pool.submit(run_task, task)] = task
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    task = running.pop(fut)
+                    rec = fut.result()
+                    records.append(rec)
+                    more = _follow(task, rec, s)
+                    if more:
+                        total += len(more)
+                        queue = sorted(queue + more, key=lambda t: -t.cost())
+                    note(rec)
+    return sorted(records, key=lambda r: (r["section"], r["tester"], r["name"], r["draws"],
+                                          r["index"]))
+
+
+def _command(args) -> str:
+    cmd = f"python {SCRIPT}"
+    if args.quick:
+        cmd += " --quick"
+    for flag, default in (("seeds", None), ("seed", None)):
+        val = getattr(args, flag)
+        if val is not default:
+            cmd += f" --{flag} {val}"
+    return cmd + (f" --markdown {args.markdown}" if args.markdown else "")
+
+
+def _machine() -> str:
+    m = describe()
+    return (f"{m['platform']}, {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
+            f"numpy {m['numpy']}, scipy {m['scipy']}")
+
+
+def main(argv=None) -> int:
+    """The command line (see the module doc)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--suite", choices=("dpsniper", "statdp", "all"), default="all")
-    ap.add_argument("--seeds", type=int, default=100)
-    ap.add_argument("--samples", type=int, default=50_000)
-    ap.add_argument("--pairs", type=int, default=1)
+    ap.add_argument("--quick", action="store_true",
+                    help="a handful of mechanisms and seeds (< 1 min)")
+    ap.add_argument("--seeds", type=int, default=None,
+                    help="false-alarm audits per mechanism and tester (default 100)")
+    ap.add_argument("--seed", type=int, default=None, help="root seed (default 2411)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--markdown", default=None)
+    ap.add_argument("--markdown", default=None, help="write the page here")
+    ap.add_argument("--figure", default=None,
+                    help=f"the power figure (default: figures/{FIGURE} beside the page)")
+    ap.add_argument("--json", default=None,
+                    help="write the run's audit records (and its command, machine, time) here")
+    ap.add_argument("--from-json", default=None, metavar="FILE",
+                    help="no audits: write the page from the records --json saved")
     args = ap.parse_args(argv)
-    suites = {"dpsniper": zoo.dpsniper_suite, "statdp": zoo.statdp_suite}
-    entries = [e for k, f in suites.items() if args.suite in (k, "all") for e in f()
-               if e.private]
-    tasks = [(e.name, j, s, args.samples) for e in entries
-             for j in range(min(args.pairs, len(e.pairs))) for s in range(args.seeds)]
-    t0 = time.perf_counter()
-    lows: dict[str, list[float]] = {e.name: [] for e in entries}
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for name, low in pool.map(_one, tasks, chunksize=4):
-            lows[name].append(low)
-    took = time.perf_counter() - t0
-    cap = int(st.binom.isf(1e-3, args.seeds * args.pairs, 0.01))
-    head = ("| mechanism | claimed ε | runs | ε_lower > ε | median ε_lower / ε | "
-            "max ε_lower |\n|---|---|---|---|---|---|\n")
-    rows, worst = [], 0
-    for e in entries:
-        x = np.array(lows[e.name])
-        over = int((x > e.epsilon).sum())
-        worst = max(worst, over)
-        rows.append(f"| {e.name} | {e.epsilon:g} | {x.size} | {over} | "
-                    f"{np.median(x) / e.epsilon:.2f} | {x.max():.4f} |")
-    total = sum(len(v) for v in lows.values())
-    overs = sum(int((np.array(lows[e.name]) > e.epsilon).sum()) for e in entries)
-    foot = (f"\n{overs} false alarms in {total} audits (α = 0.01 each; expected at most "
-            f"{0.01 * total:.1f}); per mechanism at most {worst} of "
-            f"{args.seeds * args.pairs} (a calibrated audit exceeds {cap} with probability "
-            f"≤ 10⁻³). {args.samples} draws per dataset, learners = logistic, "
-            f"{took / 60:.1f} min on {args.workers} processes.\n")
-    table = head + "\n".join(rows) + "\n" + foot
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as fh:
-            fh.write("# Calibration of the general auditor on the zoo's private "
-                     "mechanisms\n\nReproduce with `python studies/audit_zoo_calibration.py "
-                     f"--seeds {args.seeds} --samples {args.samples} --pairs {args.pairs} "
-                     f"--markdown {args.markdown}`.\n\n" + table)
+    s = quick_settings() if args.quick else Settings()
+    if args.seeds is not None:
+        s = replace(s, seeds=args.seeds)
+    if args.seed is not None:
+        s = replace(s, seed=args.seed)
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        records, run_meta = saved["records"], saved["meta"]
+    else:
+        t0 = time.perf_counter()
+        records = run(s, args.workers)
+        run_meta = {"command": _command(args), "machine": _machine(), "workers": args.workers,
+                    "minutes": (time.perf_counter() - t0) / 60,
+                    "audit_minutes": sum(r["seconds"] for r in records) / 60}
+    summary = summarize(records, s)
+    page = Path(args.markdown) if args.markdown else None
+    figure = Path(args.figure) if args.figure else (
+        (page.parent if page else Path(".")) / "figures" / FIGURE)
+    plotted = plot_power(summary, s, figure)
+    rel = os.path.relpath(figure, page.parent) if page else str(figure)
+    meta = {**run_meta, "figure": rel if plotted else "(matplotlib not installed)"}
+    text = markdown(summary, s, meta)
+    if page:
+        page.write_text(text, encoding="utf-8")
+        _log(f"wrote {page} and {figure}")
+    else:
+        print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"meta": run_meta, "records": records},
+                                              indent=1), encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -30,6 +30,9 @@ COMMANDS = {
         "python benchmarks/bench_audit_suite.py --markdown docs/tables/audit_benchmark.md",
     "docs/tables/audit_calibration.md": "python studies/audit_power.py --runs 100 "
                                  "--out docs/tables/audit_calibration.md",
+    "docs/tables/audit_zoo_calibration.md":
+        "python studies/audit_zoo_calibration.py --markdown docs/tables/audit_zoo_calibration.md"
+        " (--workers 2; also writes docs/tables/figures/audit_zoo_calibration.png)",
     "docs/tables/float_attacks.md":
         "python benchmarks/bench_float_zoo.py --seeds 300 --draws 1000000 --control-draws "
         "500000 --seed 2012 --markdown docs/tables/float_attacks.md",

@@ -90,6 +90,12 @@ LaplaceNoiseTruncated    ε + ln 2   noise cast to an integer, claimed as discre
 LaplaceOutputRounded     ε          output rounded to ℤ (post-processing): a control
 Snapping                 ≤ claim    Mironov's snapping mechanism (§5.2): the control
 =======================  =========  ==================================================
+
+Curator mechanisms (:mod:`verification.zoo.curator`, :func:`curator_suite`; after Wang et
+al., "Curator attack", CCS 2024): a correct Laplace release that, with probability
+p ∈ {10⁻³, 10⁻⁴, 10⁻⁵}, releases the data itself — no finite ε at δ = 0, exactly (ε, p)-DP —
+and a control whose output does not depend on the data. They are not registered in
+:data:`ZOO` (the benchmarks iterate the literature's suites).
 """
 
 from __future__ import annotations
@@ -102,6 +108,7 @@ from functools import partial
 from privtools.errors import ParameterError
 from verification.audit.neighbours import PATTERN_RELATIONS, pattern_moves, query_patterns
 
+from .curator import CuratorMechanism, curator_suite
 from .floats import (
     classical_gaussian_sigma,
     gaussian_box_muller,
@@ -145,7 +152,7 @@ from .svt import (
 )
 
 __all__ = ["ZooMechanism", "ZOO", "dpsniper_suite", "statdp_suite", "float_suite", "get",
-           "RELATIONS", "STATDP_EPSILONS"]
+           "RELATIONS", "STATDP_EPSILONS", "CuratorMechanism", "curator_suite"]
 
 RELATIONS = PATTERN_RELATIONS
 STATDP_EPSILONS = (0.2, 0.7, 1.5)
