@@ -115,13 +115,17 @@ def _delta(a, b, modulus):
 
 
 def _consistent(coefs: list[Fraction], integer: bool) -> Fraction | None:
+    """The one coefficient the probes agree on (None when they do not). Float probes that
+    agree to ``_REL`` are read as the simplest fraction that near, the same way whether or
+    not they agree exactly — so the coefficient of one dataset's run is the same number as
+    the neighbour's, not 1 + 1 ulp on one side."""
     first = coefs[0]
-    if all(c == first for c in coefs):
-        return first
     if integer:
-        return None
+        return first if all(c == first for c in coefs) else None
     last = coefs[-1]
-    if last == 0 or any(abs(c - last) > _REL * abs(last) for c in coefs):
+    if last == 0:
+        return last if all(c == 0 for c in coefs) else None
+    if any(abs(c - last) > _REL * abs(last) for c in coefs):
         return None
     simple = last.limit_denominator(1 << 16)
     return simple if abs(simple - last) <= _REL * abs(last) else last
