@@ -114,3 +114,15 @@ def test_a_histogram_over_a_fixed_domain_passes(seed):
     r = audit_mechanism(fixed_histogram, [0, 1, 2], [0, 1], 1.0, 4000, rng=seed)
     assert r.verdict == "pass" and r.epsilon_lower <= 1.0
     assert math.isfinite(r.epsilon_lower)
+
+
+def test_an_atom_hidden_in_continuous_noise_is_an_event():
+    # the curator's leak: the exact answer released once in 10³ draws; continuous outputs
+    # never repeat otherwise, so the repeated value is the one exact-outcome candidate
+    from verification.zoo import curator_suite
+
+    c = next(x for x in curator_suite() if x.name == "CuratorAnswer@1e-3")
+    d, d_prime = c.witness
+    r = audit_mechanism(c.mechanism, list(d), list(d_prime), c.epsilon, 100_000, rng=0,
+                        learners=())
+    assert r.verdict == "fail" and r.event.values in ((0.0,), (1.0,))

@@ -38,6 +38,7 @@ Families (each in both directions, favouring d or d'):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -157,27 +158,45 @@ def _ranked_sets(ca, cb, n, n_test, alpha, delta):
 
 
 def _nominal(a: Outputs, b: Outputs, n_test, alpha, delta, limit):
-    """Ratio-ranked sets of whole outputs; None when the outputs hardly repeat."""
+    """Ratio-ranked sets of whole outputs; when there are more distinct outputs than
+    ``limit``, of the (at most ``limit``) most frequent outputs that repeat — an atom
+    hidden in continuous noise (a release of the exact answer, now and then) is one of
+    them; None when nothing repeats."""
     n = a.n
     h = n // 2
     ka, kb = a.keys(), b.keys()
     if a.kind == "objects":
-        vocab = list(set(ka) | set(kb))
-        if len(vocab) > limit:
-            return None
+        counts = Counter(ka)
+        counts.update(kb)
+        vocab = list(counts)
+        if len(vocab) > limit:   # too many outcomes: the ones that repeat
+            vocab = [v for v, c in counts.most_common(limit) if c >= 2]
+            if not vocab:
+                return None
         index = {v: i for i, v in enumerate(vocab)}
-        ia = np.fromiter((index[v] for v in ka), dtype=np.int64, count=n)
-        ib = np.fromiter((index[v] for v in kb), dtype=np.int64, count=n)
+        ia = np.fromiter((index.get(v, -1) for v in ka), dtype=np.int64, count=n)
+        ib = np.fromiter((index.get(v, -1) for v in kb), dtype=np.int64, count=n)
         uniq = np.empty(len(vocab), dtype=object)
         uniq[:] = vocab
     else:
-        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
-        if uniq.size > limit:
-            return None
+        uniq, inv, cnt = np.unique(np.concatenate([ka, kb]), return_inverse=True,
+                                   return_counts=True)
+        if uniq.size > limit:   # too many outcomes: the ones that repeat
+            top = np.argsort(-cnt, kind="stable")[:limit]
+            top = top[cnt[top] >= 2]
+            if top.size == 0:
+                return None
+            remap = np.full(uniq.size, -1, dtype=np.int64)
+            remap[top] = np.arange(top.size)
+            uniq, inv = uniq[top], remap[inv]
         ia, ib = inv[:n], inv[n:]
     m = uniq.size
-    ca = (np.bincount(ia[:h], minlength=m), np.bincount(ia[h:], minlength=m))
-    cb = (np.bincount(ib[:h], minlength=m), np.bincount(ib[h:], minlength=m))
+
+    def counts_of(x):
+        return np.bincount(x[x >= 0], minlength=m)
+
+    ca = (counts_of(ia[:h]), counts_of(ia[h:]))
+    cb = (counts_of(ib[:h]), counts_of(ib[h:]))
     best = (-np.inf, None)
     for direction, eps, chosen_idx in _ranked_sets(ca, cb, n, n_test, alpha, delta):
         if eps > best[0]:
