@@ -27,8 +27,9 @@ import numpy as np
 from privtools.errors import ParameterError
 
 __all__ = ["REPLACE_ONE", "ADD_REMOVE", "RELATIONS", "PATTERN_RELATIONS", "PAIR_RELATIONS",
-           "pattern_moves", "query_patterns", "replace_one", "add_remove", "as_relation",
-           "canonical", "distance", "records", "rebuild", "domain_of"]
+           "PATTERN_NAMES", "pattern_moves", "query_patterns", "pattern_neighbours",
+           "replace_one", "add_remove", "as_relation", "canonical", "distance", "records",
+           "rebuild", "domain_of"]
 
 REPLACE_ONE, ADD_REMOVE = "replace-one", "add-remove"
 #: The relations the audit's search enumerates.
@@ -37,6 +38,12 @@ RELATIONS = (REPLACE_ONE, ADD_REMOVE, "query")
 #: of query vectors, ‖d − d'‖∞ <= 1 and ‖d − d'‖₁ <= 1, that the strategies also draw).
 PAIR_RELATIONS = RELATIONS + ("linf", "l1")
 PATTERN_RELATIONS = ("query", "histogram", "value")
+#: StatDP's input patterns, in the order its generator lists them (:func:`pattern_moves`).
+PATTERN_NAMES = ("one below", "one above", "one above rest below", "one below rest above",
+                 "half-half", "all above", "all below", "x-shape")
+#: the patterns a relation admits: every entry may move (‖·‖∞ ≤ 1) or one entry (‖·‖₁ ≤ 1)
+_PATTERNS_OF = {"query": PATTERN_NAMES, "linf": PATTERN_NAMES, "histogram": PATTERN_NAMES[:2],
+                "value": PATTERN_NAMES[:2], "l1": PATTERN_NAMES[:2]}
 _MAX_DOMAIN = 16
 
 
@@ -109,18 +116,13 @@ def add_remove(d, domain) -> list:
 
 def pattern_moves(n: int) -> dict[str, list[int]]:
     """StatDP's input patterns as per-entry moves of a base vector of length ``n`` (Ding,
-    Wang, Wang, Zhang, Kifer, CCS 2018, Section 5, input generation)."""
+    Wang, Wang, Zhang, Kifer, CCS 2018, Section 5, input generation), keyed by the names of
+    :data:`PATTERN_NAMES` in that order."""
     h = n // 2
-    return {
-        "one below": [-1] + [0] * (n - 1),
-        "one above": [1] + [0] * (n - 1),
-        "one above rest below": [1] + [-1] * (n - 1),
-        "one below rest above": [-1] + [1] * (n - 1),
-        "half-half": [1] * h + [-1] * (n - h),
-        "all above": [1] * n,
-        "all below": [-1] * n,
-        "x-shape": [-1] * h + [1] * (n - h),
-    }
+    moves = ([-1] + [0] * (n - 1), [1] + [0] * (n - 1), [1] + [-1] * (n - 1),
+             [-1] + [1] * (n - 1), [1] * h + [-1] * (n - h), [1] * n, [-1] * n,
+             [-1] * h + [1] * (n - h))
+    return dict(zip(PATTERN_NAMES, moves))
 
 
 def query_patterns(d, relation: str = "query") -> list[tuple]:
@@ -142,6 +144,42 @@ def query_patterns(d, relation: str = "query") -> list[tuple]:
         neighbour = tuple(x + s for x, s in zip(base, moves[name]))
         if neighbour not in out:
             out.append(neighbour)
+    return out
+
+
+def pattern_neighbours(d, relation: str = "query") -> list[tuple[str, object]]:
+    """StatDP's patterns (:func:`pattern_moves`) applied to the dataset ``d`` as
+    ``(name, d')`` pairs, ``d'`` rebuilt in ``d``'s container (a list stays a list, an array
+    keeps its dtype when the moved values fit it) — the candidate neighbours the searches
+    screen first. ``relation``: ``"query"`` / ``"linf"`` (every entry may move: all eight
+    patterns) or ``"histogram"`` / ``"value"`` / ``"l1"`` (one entry: "one below" and "one
+    above"). Only a non-empty 1-D vector of real numbers has patterns: anything else (records
+    that are tuples, strings, a 2-D array, an unknown relation) gives ``[]``. Patterns that
+    give the same vector are listed once (the first name kept)."""
+    names = _PATTERNS_OF.get(relation) if isinstance(relation, str) else None
+    if names is None or isinstance(d, (str, bytes)):
+        return []
+    if isinstance(d, np.ndarray) and (d.ndim != 1 or d.dtype.kind not in "iuf"):
+        return []
+    try:
+        recs = records(d)
+    except ParameterError:
+        return []
+    if not recs or not all(isinstance(x, (int, float, np.integer, np.floating))
+                           and not isinstance(x, (bool, np.bool_)) for x in recs):
+        return []
+    moves = pattern_moves(len(recs))
+    out, seen = [], set()
+    for name in names:
+        moved = [x + s for x, s in zip(recs, moves[name])]
+        if isinstance(d, np.ndarray) and d.dtype.kind == "u" and min(moved) < 0:
+            neighbour = np.asarray(moved)            # an unsigned vector moved below 0
+        else:
+            neighbour = rebuild(d, moved)
+        key = tuple(moved)
+        if key not in seen:
+            seen.add(key)
+            out.append((name, neighbour))
     return out
 
 

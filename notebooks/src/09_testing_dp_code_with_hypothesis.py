@@ -83,17 +83,18 @@ plt.tight_layout()
 # ## Every neighbouring pair, with shrinking
 #
 # A pair guessed by hand may miss the leak. Here the test gives a *strategy* of datasets:
-# lists of up to 20 ratings. `find_counterexample` lets hypothesis draw replace-one pairs
-# (`strategies.replace_one`), screen each with a short sequential audit, steer towards
-# large e-values with `target()`, and *shrink* the first flagged pair. The minimal pair is
-# then audited again on fresh draws at α, so the search's false-alarm rate is α however
-# many pairs it screened.
+# lists of up to 20 ratings. `find_counterexample` first races StatDP's input patterns on
+# the strategy's own datasets, then lets hypothesis draw replace-one pairs
+# (`strategies.replace_one`), scores each on held-out draws, steers towards large scores
+# with `target()`, and *shrinks* the first flagged pair. At most two pairs are then
+# audited again on fresh draws, each at α/2, so the search's false-alarm rate is α however
+# many pairs it scored.
 
 # %%
 ratings = st.lists(st.integers(0, 10), max_size=20)
 cx = find_counterexample(noisy_mean, EPSILON, ratings)
 print("minimal pair:", cx.d, "vs", cx.d_prime)
-print(f"ε ≥ {cx.epsilon_lower:.3f} with confidence {1 - 2 * cx.audit.alpha:g}; "
+print(f"ε ≥ {cx.epsilon_lower:.3f} with confidence {1 - cx.alpha_per_comparison:g}; "
       f"{cx.examples} pairs tried; {cx.draws} draws per dataset to confirm")
 print("witness:", cx.event.describe())
 print("reproduce:", cx.reproduce)

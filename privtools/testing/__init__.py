@@ -20,11 +20,13 @@ of a test the same. ``n_samples=N`` runs the fixed-size audit instead. Both rais
 never passes silently); ``err.result.draws`` says how many draws per dataset were used.
 
 **Counterexamples.** With ``datasets=`` (a hypothesis strategy of datasets, or a list)
-instead of a pair, :func:`find_counterexample` lets hypothesis search the neighbouring pairs
-(``neighbours=``, see :mod:`privtools.testing.strategies`), steer towards leaky ones with
-``target()`` and *shrink* a failing pair to a minimal one; the pair is then confirmed on
-fresh draws, so the error reports a minimal pair, its event and ε_lower at confidence
-1 − 2·alpha (see :mod:`verification.audit.sequential`), and one line that repeats it.
+instead of a pair, :func:`find_counterexample` screens StatDP's input patterns on your
+datasets first (for ``neighbours="linf"`` / ``"l1"``), then lets hypothesis search the
+neighbouring pairs (``neighbours=``, see :mod:`privtools.testing.strategies`), steer towards
+leaky ones with ``target()`` and *shrink* a flagged pair to a minimal one; the pair (and the
+most suspect one, Bonferroni over both) is then confirmed on fresh draws, so the error
+reports a minimal pair, its event and ε_lower at confidence 1 − alpha, and one line that
+repeats the confirmation (:mod:`verification.audit.shrinking`).
 
 **Exact mode.** ``exact=True`` computes instead of sampling, for mechanisms that say what
 they release: :class:`NoisyQuery` (an integer query plus a privtools noise law, optionally
@@ -53,7 +55,7 @@ __all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAs
 DEFAULT_SEED = 20260101
 DEFAULT_ALPHA = 1e-3
 DEFAULT_MAX_SAMPLES = 200_000
-_SEARCH_OPTIONS = ("max_examples", "screen_samples")
+_SEARCH_OPTIONS = ("max_examples", "screen_samples", "patterns", "examples")
 
 
 def __getattr__(name):  # the submodules on first use (strategies needs hypothesis)
@@ -355,9 +357,11 @@ def assert_follows(sampler, reference, *, max_samples: int | None = None,
 
 # ---------------------------------------------------------------- counterexamples
 def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
-            audit_options, *, screen_samples: int = 20_000, max_examples: int = 100):
-    """The search of :func:`find_counterexample`: hypothesis's pairs through the audit
-    engine's shrinking search (``verification.audit.shrink_counterexample``); a
+            audit_options, *, screen_samples: int = 20_000, max_examples: int = 100,
+            patterns: bool = True, examples=()):
+    """The search of :func:`find_counterexample`: StatDP's patterns on ``datasets`` and
+    hypothesis's pairs through the audit engine's shrinking search
+    (``verification.audit.shrink_counterexample``); a
     :class:`~verification.audit.Counterexample` that passes or fails, with the line that
     repeats a failure's confirmation."""
     import dataclasses
@@ -367,41 +371,81 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
 
     from . import strategies
 
-    pairs = strategies.neighbouring_pairs(datasets, neighbours)
+    if not isinstance(patterns, bool):
+        raise ParameterError(f"patterns must be True or False, got {patterns!r}")
+    pairs = None if datasets is None and not _is_strategy(neighbours) else \
+        strategies.neighbouring_pairs(datasets, neighbours)
+    stated = _pairs_given(examples)
+    relation = neighbours if isinstance(neighbours, str) else None
     cx = shrink_counterexample(
         mechanism, eps, pairs, delta, alpha=alpha, rng=rng,
         max_samples=DEFAULT_MAX_SAMPLES if max_samples is None else max_samples,
-        screen_samples=screen_samples, max_examples=max_examples, **audit_options)
+        screen_samples=screen_samples, max_examples=max_examples, candidates=stated,
+        patterns=(datasets, relation) if patterns and datasets is not None and relation
+        else None, **audit_options)
     if cx.passed:
         return cx
-    line = _reproduce(mechanism, cx.d, cx.d_prime, eps, delta, cx.audit.seed)
+    a = cx.audit
+    more = "".join(f", {k}={audit_options[k]!r}" for k in ("learners", "bits")
+                   if k in audit_options)
+    line = ("from verification.audit.candidates import confirm_pair; "
+            f"confirm_pair({_name(mechanism)}, d={cx.d!r}, d_prime={cx.d_prime!r}, "
+            f"epsilon={eps!r}, n_samples={a.n_samples}, n_train={a.selection['n_train']}, "
+            f"rng={a.seed}" + (f", delta={delta!r}" if delta else "") +
+            f", alpha={a.alpha!r}{more})")
     return dataclasses.replace(cx, reproduce=line)
+
+
+def _pairs_given(examples) -> list:
+    """``examples=`` checked: an iterable of (d, d_prime) pairs."""
+    if isinstance(examples, (str, bytes)) or not hasattr(examples, "__iter__"):
+        raise ParameterError("examples must be an iterable of (d, d_prime) pairs")
+    out = []
+    for p in examples:
+        if not isinstance(p, (list, tuple)) or len(p) != 2:
+            raise ParameterError(f"examples must hold (d, d_prime) pairs, got {p!r}")
+        out.append(tuple(p))
+    return out
 
 
 def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="replace-one", *,
                         delta=0.0, alpha: float = DEFAULT_ALPHA, rng=DEFAULT_SEED,
                         max_samples: int | None = None, max_examples: int = 100,
-                        screen_samples: int = 20_000, **audit_options):
+                        screen_samples: int = 20_000, patterns: bool = True, examples=(),
+                        **audit_options):
     """Search neighbouring pairs of ``datasets`` for one where ``mechanism`` breaks its
     claim; returns the confirmed :class:`~verification.audit.Counterexample` (a minimal
-    pair: ``method="shrinking"``) or None.
+    pair: ``method="shrinking"``) or None. The search is
+    :func:`verification.audit.shrink_counterexample` (its module doc has the details).
 
-    Hypothesis draws pairs (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a
-    strategy of pairs, which then needs no ``datasets``), screens each with a short
-    sequential audit (at most ``screen_samples`` draws,
-    level min(10·alpha, 0.01), its own seed per pair) whose log e-value it maximises with
-    ``target()``, and shrinks the first flagged pair to a minimal one (when none is flagged,
-    the pair with the largest screening e-value stands in, unshrunk). That pair is then
-    audited again on fresh draws (sequential, at most ``max_samples``, level ``alpha``):
-    only a confirmed pair is returned, so the false-alarm rate of the whole search is at
-    most ``alpha`` however many pairs were screened.
+    Pairs are ranked by a held-out *score*: an event chosen on half of a pair's draws, and
+    the ε lower bound its counts on the other half project for the confirmation; a pair is
+    *flagged* when a cautious reading of it exceeds the claim. Scored first: the
+    ``examples`` (d, d_prime) pairs you state, each with ``screen_samples`` draws per
+    dataset; then — with ``patterns=True`` and ``neighbours="linf"`` or ``"l1"`` — StatDP's
+    input patterns (Ding et al., CCS 2018: one answer up or down, one up and the rest down,
+    half up and half down, all up, all down, X-shape; one entry only under ``"l1"``) on two
+    datasets hypothesis draws from ``datasets`` (the longest, and one about half as long),
+    raced by successive halving on ``2 · max_samples`` draws. A flagged pattern is shrunk
+    by trying it on shorter datasets of yours. Otherwise hypothesis draws pairs
+    (``neighbours``: "replace-one", "add-remove", "linf", "l1" or a strategy of pairs, which
+    then needs no ``datasets``), scores each, maximises the score with ``target()`` and
+    shrinks the first flagged pair to a minimal one.
 
-    ``max_examples`` bounds the pairs screened, the shrinking included (a pair beyond it
-    counts as not flagged), and one pair is confirmed: a search costs at most
-    ``max_examples · screen_samples + max_samples`` draws per dataset whatever the seed. A
-    flagged pair that fresh draws do not confirm ends the search (a pass); it is not
-    restarted. The mechanism runs behind the guard of :mod:`privtools.usercode` (one for
-    the whole search; ``timeout=``, ``total_timeout=`` in ``audit_options``).
+    Confirmed, in this order: the minimal flagged pair, the race's two finalists and the
+    pair of largest score — at most two of them, each by a fixed-size audit of
+    ``max_samples`` fresh draws per dataset (default 200 000; a fifth choose its event), at
+    level ``alpha / 2`` when there are two (Bonferroni): only a confirmed pair is returned,
+    so the false-alarm rate of the whole search is at most ``alpha`` however many pairs
+    were screened. ``max_examples`` bounds the pairs screened, patterns and shrinking
+    included (a pair beyond it counts as not flagged): a search draws at most
+    ``2 · max_examples · screen_samples`` (screens) ``+ 2 · max_samples`` (the pattern
+    race, or a screen per pattern if that is more) ``+ 4 · max_samples`` (confirmations),
+    all datasets together, whatever the seed. The result's ``reproduce`` is one line of Python
+    that repeats the failing confirmation exactly
+    (``verification.audit.candidates.confirm_pair``). The mechanism runs behind the guard
+    of :mod:`privtools.usercode` (one for the whole search; ``timeout=``,
+    ``total_timeout=`` in ``audit_options``).
     """
     __tracebackhide__ = True
     if datasets is None and not _is_strategy(neighbours):
@@ -409,5 +453,6 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
                              "(or neighbours= as a strategy of pairs)")
     eps, delta = _claim(mechanism, epsilon, delta)
     cx = _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples,
-                 audit_options, screen_samples=screen_samples, max_examples=max_examples)
+                 audit_options, screen_samples=screen_samples, max_examples=max_examples,
+                 patterns=patterns, examples=examples)
     return None if cx.passed else cx

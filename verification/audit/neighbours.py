@@ -7,6 +7,7 @@ from privtools.errors import ParameterError
 from privtools.neighbours import (
     ADD_REMOVE,
     PAIR_RELATIONS,
+    PATTERN_NAMES,
     PATTERN_RELATIONS,
     RELATIONS,
     REPLACE_ONE,
@@ -16,14 +17,16 @@ from privtools.neighbours import (
     distance,
     domain_of,
     pattern_moves,
+    pattern_neighbours,
     query_patterns,
     records,
     replace_one,
 )
 
-__all__ = ["RELATIONS", "PATTERN_RELATIONS", "PAIR_RELATIONS", "REPLACE_ONE", "ADD_REMOVE",
-           "pattern_moves", "query_patterns", "replace_one", "add_remove", "as_relation",
-           "canonical", "check_pair", "distance", "domain_of", "records"]
+__all__ = ["RELATIONS", "PATTERN_RELATIONS", "PAIR_RELATIONS", "PATTERN_NAMES", "REPLACE_ONE",
+           "ADD_REMOVE", "pattern_moves", "pattern_neighbours", "query_patterns", "replace_one",
+           "add_remove", "as_relation", "canonical", "check_pair", "distance", "domain_of",
+           "records"]
 
 
 def check_pair(d, d_prime, relation=None, names: tuple[str, str] = ("d", "d_prime")) -> None:

@@ -188,8 +188,15 @@ def test_find_counterexample_shrinks_to_a_minimal_pair_and_repeats():
     # ε of the pair ([0], [v]) is v: the smallest violating pair is one record, 0 vs 2
     assert cx is not None and len(cx.d) == len(cx.d_prime) == 1
     assert sorted([cx.d[0], cx.d_prime[0]]) == [0, 2]
-    assert cx.epsilon_lower > 1 and cx.event is not None and cx.draws <= 4096
-    assert "assert_private(_leaky_mean, d=" in cx.reproduce
+    assert cx.epsilon_lower > 1 and cx.event is not None and cx.draws <= 200_000
+    assert "confirm_pair(_leaky_mean, d=" in cx.reproduce
+    # the line repeats the confirmation exactly: the same audit, the same bound
+    scope = {"_leaky_mean": _leaky_mean}
+    head, call = cx.reproduce.split("; ")
+    exec(head, scope)
+    rep = eval(call, scope)
+    assert rep.verdict == "fail" and rep.epsilon_lower == cx.epsilon_lower
+    assert rep.alpha == cx.alpha_per_comparison
     again = find_counterexample(_leaky_mean, 1.0, records)
     assert (again.d, again.d_prime, again.epsilon_lower) == (cx.d, cx.d_prime,
                                                              cx.epsilon_lower)
