@@ -29,7 +29,7 @@ from privtools.errors import ParameterError
 __all__ = ["REPLACE_ONE", "ADD_REMOVE", "RELATIONS", "PATTERN_RELATIONS", "PAIR_RELATIONS",
            "PATTERN_NAMES", "pattern_moves", "query_patterns", "pattern_neighbours",
            "replace_one", "add_remove", "as_relation", "canonical", "distance", "records",
-           "rebuild", "domain_of"]
+           "rebuild", "domain_of", "as_pairs"]
 
 REPLACE_ONE, ADD_REMOVE = "replace-one", "add-remove"
 #: The relations the audit's search enumerates.
@@ -239,3 +239,17 @@ def distance(d, d_prime, relation: str) -> tuple[bool, str]:
         return k <= 1, f"‖d − d'‖∞ = {k:g}"
     raise ParameterError(f"relation must be one of {', '.join(PAIR_RELATIONS)} or a callable "
                          f"d -> neighbours of d, got {relation!r}")
+
+
+def as_pairs(pairs, name: str = "pairs") -> list:
+    """Stated neighbouring pairs, checked: an iterable of ``(d, d_prime)`` pairs, returned
+    as a list of tuples (``name`` is the parameter named in the error)."""
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+        raise ParameterError(f"{name} must be an iterable of (d, d_prime) pairs, got "
+                             f"{type(pairs).__name__}")
+    out = []
+    for p in pairs:
+        if not isinstance(p, (list, tuple)) or len(p) != 2:
+            raise ParameterError(f"{name} must hold (d, d_prime) pairs, got {p!r}")
+        out.append(tuple(p))
+    return out

@@ -46,6 +46,7 @@ import sys
 from dataclasses import dataclass
 
 from privtools.errors import ParameterError, require
+from privtools.neighbours import as_pairs
 from privtools.usercode import describe_function, user_call
 
 __all__ = ["assert_private", "assert_follows", "find_counterexample", "PrivacyAssertionError",
@@ -375,7 +376,7 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
         raise ParameterError(f"patterns must be True or False, got {patterns!r}")
     pairs = None if datasets is None and not _is_strategy(neighbours) else \
         strategies.neighbouring_pairs(datasets, neighbours)
-    stated = _pairs_given(examples)
+    stated = as_pairs(examples, "examples")
     relation = neighbours if isinstance(neighbours, str) else None
     cx = shrink_counterexample(
         mechanism, eps, pairs, delta, alpha=alpha, rng=rng,
@@ -394,18 +395,6 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
             f"rng={a.seed}" + (f", delta={delta!r}" if delta else "") +
             f", alpha={a.alpha!r}{more})")
     return dataclasses.replace(cx, reproduce=line)
-
-
-def _pairs_given(examples) -> list:
-    """``examples=`` checked: an iterable of (d, d_prime) pairs."""
-    if isinstance(examples, (str, bytes)) or not hasattr(examples, "__iter__"):
-        raise ParameterError("examples must be an iterable of (d, d_prime) pairs")
-    out = []
-    for p in examples:
-        if not isinstance(p, (list, tuple)) or len(p) != 2:
-            raise ParameterError(f"examples must hold (d, d_prime) pairs, got {p!r}")
-        out.append(tuple(p))
-    return out
 
 
 def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="replace-one", *,

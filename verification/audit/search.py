@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from privtools.errors import ParameterError
+from privtools.neighbours import as_pairs
 from privtools.validation import check_int, check_level
 
 from . import guard
@@ -73,19 +74,6 @@ def _datasets(datasets, max_datasets: int, seed: int) -> list:
     if len(out) > max_datasets:
         raise ParameterError(f"datasets has {len(out)} entries, more than max_datasets = "
                              f"{max_datasets}; raise max_datasets or pass fewer")
-    return out
-
-
-def _stated(pairs) -> list:
-    """The caller's pairs, checked: an iterable of (d, d') with d' != d."""
-    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
-        raise ParameterError("pairs must be an iterable of (d, d_prime) pairs, got "
-                             f"{type(pairs).__name__}")
-    out = []
-    for p in pairs:
-        if not isinstance(p, (list, tuple)) or len(p) != 2:
-            raise ParameterError(f"pairs must hold (d, d_prime) pairs, got {p!r}")
-        out.append(tuple(p))
     return out
 
 
@@ -161,7 +149,7 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     max_datasets = check_int("max_datasets", max_datasets, minimum=1)
     max_pairs = check_int("max_pairs", max_pairs, minimum=1)
     confirm = check_int("confirm", confirm, minimum=1)
-    stated = _stated(pairs)
+    stated = as_pairs(pairs)
     if n_confirm is not None and max_draws is not None:
         raise ParameterError("give n_confirm or max_draws, not both")
     if max_draws is not None:

@@ -88,6 +88,16 @@ def _code(text: str) -> int:
                           signed=True)
 
 
+def _lookup(value, key) -> tuple[bool, object]:
+    """(whether ``value`` holds ``key``, what it stores there)."""
+    p = items(value)
+    if p is not None:
+        for k, x in p:
+            if k == key:
+                return True, x
+    return False, None
+
+
 def _number(v) -> float:
     if isinstance(v, bool):
         return float(v)
@@ -160,12 +170,8 @@ class Has:
 
     def apply(self, raw, outputs) -> np.ndarray:
         """1 where the key is present, 0 where not."""
-        out = np.zeros(outputs.n, dtype=np.int64)
-        for i, v in enumerate(outputs.data):
-            p = items(v)
-            if p is not None and any(k == self.key for k, _ in p):
-                out[i] = 1
-        return out
+        return np.fromiter((_lookup(v, self.key)[0] for v in outputs.data),
+                           dtype=np.int64, count=outputs.n)
 
     def label(self, code: int) -> str:
         """A code in words."""
@@ -195,16 +201,9 @@ class At:
 
     def apply(self, raw, outputs) -> np.ndarray:
         """The values at the key, one per draw."""
-        out = np.full(outputs.n, math.nan)
-        for i, v in enumerate(outputs.data):
-            p = items(v)
-            if p is None:
-                continue
-            for k, x in p:
-                if k == self.key:
-                    out[i] = _number(x)
-                    break
-        return out
+        return np.fromiter((_number(x) if ok else math.nan
+                            for ok, x in (_lookup(v, self.key) for v in outputs.data)),
+                           dtype=float, count=outputs.n)
 
     def name(self) -> str:
         """How the view is named in an event's description."""
