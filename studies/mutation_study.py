@@ -94,6 +94,8 @@ DEFAULT_TESTS = (
     "tests/privtools/protocol/test_protocol.py",
     "tests/privtools/protocol/test_secure.py",
     "tests/privtools/noise/test_mutation_kills.py",
+    "tests/privtools/noise/test_certified_searches.py",
+    "tests/privtools/noise/test_certified_tightness.py",
 )
 
 # ------------------------------------------------------------------------------- main

@@ -491,3 +491,22 @@ def test_unsigned_noise_beyond_int64_is_kept_exact():
     xhat, eta, y = randomize_parts(np.array([0.0]), plan, rng=1)
     assert eta.tolist() == [2**63 + 1]
     assert y.tolist() == [2**63 + 1]
+
+
+# ------------------------------------------------------------- error messages name the rule
+@pytest.mark.parametrize("mass", [0, 1, "-1/4"])
+def test_exact_support_error_names_mass_and_its_range(mass):
+    """A mass outside (0, 1) — 0 included — is rejected up front by name and rule, not by a
+    later search with an unrelated message."""
+    with pytest.raises(ParameterError) as err:
+        DiscreteLaplace(2).exact_support(mass)
+    assert "mass" in str(err.value) and "(0, 1)" in str(err.value)
+
+
+def test_neighbours_of_no_users_names_the_rewards():
+    """An empty reward vector is rejected by name (rewards), not by the user-index check."""
+    from privtools.protocol.views import neighbours
+
+    with pytest.raises(ParameterError) as err:
+        neighbours(np.array([]))
+    assert "rewards" in str(err.value) and "at least one user" in str(err.value)
