@@ -376,4 +376,16 @@ def assertions(reg: Registry) -> None:
     reg.add("mutation.status", MEASURED, ("pct",),
             "the kill fraction", lambda: dict(pct=mutation()["pct"]), table=mu)
 
+    rc = "docs/tables/mutation_recheck.md"
 
+    def recheck():
+        text = doc_text(rc)
+        now = re.search(r"Killed now: (\d+) of (\d+)", text)
+        kf = re.search(r"these kills: (\d+)/(\d+) of the mutants .*? = ([\d.]+) %", text)
+        if not (now and kf):
+            raise FigureError(f"{rc}: the summary changed shape")
+        return dict(now=now.group(1), of=now.group(2), killed=kf.group(1), n=kf.group(2),
+                    pct=kf.group(3))
+
+    reg.add("mutation.recheck", MEASURED, ("now", "of", "killed", "n", "pct"),
+            "the summary of the re-check", recheck, table=rc)

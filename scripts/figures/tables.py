@@ -47,6 +47,9 @@ COMMANDS = {
         "--seed 0 --markdown docs/tables/sequential.md",
     "docs/tables/mutation.md": "python studies/mutation_study.py --sample 300 --seed 1 "
                         "--confirm-minutes 8 --markdown docs/tables/mutation.md",
+    "docs/tables/mutation_recheck.md": "python studies/mutation_recheck.py --report "
+                                       "docs/tables/mutation.md --markdown "
+                                       "docs/tables/mutation_recheck.md",
     "docs/tables/figures/trust-models/summary.json":
         "python studies/compare_trust_models.py --out docs/tables/figures/trust-models",
     "docs/tables/performance.json": "python benchmarks/measure_performance.py",

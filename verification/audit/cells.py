@@ -213,7 +213,7 @@ def _discrete_part(ca: np.ndarray, cb: np.ndarray, h: int) -> Partition | None:
     None)."""
     first = np.concatenate([ca[:h], cb[:h]])
     few = [j for j in range(first.shape[1])
-           if np.unique(np.nan_to_num(first[:, j], nan=np.inf)).size <= 4]
+           if _at_most(np.nan_to_num(first[:, j], nan=np.inf), 4)]
     if len(few) < 2 or len(few) == first.shape[1]:
         return None
     sub = np.nan_to_num(np.concatenate([ca[:, few], cb[:, few]]), nan=np.inf)
@@ -225,11 +225,25 @@ def _discrete_part(ca: np.ndarray, cb: np.ndarray, h: int) -> Partition | None:
     return Partition(inv[:n], inv[n:], uniq.size, np.ones(uniq.size, dtype=bool), None)
 
 
+def _at_most(x: np.ndarray, k: int) -> bool:
+    """Whether ``x`` takes at most ``k`` distinct values (``np.unique(x).size <= k``), read
+    from a head of the array first: most columns answer without sorting all of it."""
+    head = np.unique(x[:1024])
+    if head.size > k:
+        return False
+    if np.isin(x, head).all():
+        return True
+    return np.unique(x).size <= k
+
+
 def _bins(view, xa: np.ndarray, xb: np.ndarray, h: int) -> Partition | None:
     """Quantile bins of one number (edges from the first draws' finite values), −∞ a cell
     of its own, NaN and +∞ cells no event holds; None when the number takes one value."""
     pooled = np.concatenate([xa[:h], xb[:h]])
-    if np.unique(pooled[~np.isnan(pooled)]).size + int(np.isnan(pooled).any()) < 2:
+    nan = np.isnan(pooled)
+    numbers = pooled[~nan] if nan.any() else pooled
+    values = 0 if numbers.size == 0 else 1 + int(numbers.min() < numbers.max())
+    if values + int(nan.any()) < 2:
         return None
     finite = pooled[np.isfinite(pooled)]
     edges = np.unique(np.quantile(finite, np.linspace(0, 1, _CELL_BINS + 1)[1:-1])) \
@@ -238,9 +252,11 @@ def _bins(view, xa: np.ndarray, xb: np.ndarray, h: int) -> Partition | None:
 
     def cell(x):
         c = np.searchsorted(edges, x, side="right")
-        c = np.where(np.isnan(x), m, c)
-        c = np.where(np.isposinf(x), m + 1, c)
-        return np.where(np.isneginf(x), m + 2, c)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            xb = x[bad]
+            c[bad] = np.where(np.isnan(xb), m, np.where(xb > 0, m + 1, m + 2))
+        return c
     lows = np.concatenate([[-_FLOAT_MAX], edges])
     highs = np.concatenate([edges, [np.inf]])
 

@@ -216,7 +216,8 @@ class FeatureMap:
     def fit(cls, user, m: np.ndarray) -> FeatureMap:
         """The map for raw matrices like ``m`` (one indicator per non-finite marker seen)."""
         flags = []
-        for j in range(m.shape[1]):
+        bad = ~np.isfinite(m)
+        for j in (map(int, np.flatnonzero(bad.any(axis=0))) if m.size else ()):
             col = m[:, j]
             if np.isnan(col).any():
                 flags.append((j, "nan"))

@@ -197,14 +197,17 @@ def _nominal(a: Outputs, b: Outputs, n_test, alpha, delta, limit):
 
     ca = (counts_of(ia[:h]), counts_of(ia[h:]))
     cb = (counts_of(ib[:h]), counts_of(ib[h:]))
-    best = (-np.inf, None)
+    best = (-np.inf, None, None)
     for direction, eps, chosen_idx in _ranked_sets(ca, cb, n, n_test, alpha, delta):
         if eps > best[0]:
-            chosen = uniq[chosen_idx]
-            values = tuple(sorted((a.decode(k) for k in chosen), key=repr))
-            keys = frozenset(chosen) if a.kind == "objects" else np.sort(chosen)
-            best = (eps, Event("set", direction, values=values, view=Whole(), keys=keys))
-    return best
+            best = (eps, direction, chosen_idx)
+    eps, direction, chosen_idx = best
+    if direction is None:
+        return (-np.inf, None)
+    chosen = uniq[chosen_idx]        # only the winner's outputs are decoded
+    values = tuple(sorted((a.decode(k) for k in chosen), key=repr))
+    keys = frozenset(chosen) if a.kind == "objects" else np.sort(chosen)
+    return (eps, Event("set", direction, values=values, view=Whole(), keys=keys))
 
 
 # ---------------------------------------------------------------- categorical views
@@ -271,8 +274,18 @@ def _bit_events(a: Outputs, b: Outputs, n, n_test, alpha, delta):
 
 
 # ---------------------------------------------------------------- thresholds
+def _sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` of an array already sorted (no second sort)."""
+    if a.size == 0:
+        return a
+    keep = np.empty(a.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def _edges(pooled: np.ndarray) -> np.ndarray:
-    uniq = np.unique(pooled)
+    uniq = _sorted_unique(pooled)
     if uniq.size <= _MAX_BINS:
         return uniq
     m = pooled.size
@@ -328,7 +341,7 @@ def _ordinal(va, vb, n, n_test, alpha, delta, view):
     for direction, eps, chosen in _ranked_sets(ch_a, ch_b, n, n_test, alpha, delta):
         if eps > best[0]:
             chosen = np.sort(chosen)
-            if integer and isinstance(view, Value) and m == np.unique(pooled).size:
+            if integer and isinstance(view, Value) and m == _sorted_unique(pooled).size:
                 ev = Event("set", direction, values=tuple(int(v) for v in coarse[chosen]),
                            view=Whole(), keys=coarse[chosen].astype(np.int64))
             else:
@@ -341,8 +354,9 @@ def _ordinal(va, vb, n, n_test, alpha, delta, view):
 
 def _coarse_edges(pooled: np.ndarray) -> np.ndarray:
     """Bin edges for interval unions: every distinct value when there are few, otherwise
-    quantiles holding about ``max(_SET_BIN, size / _SET_BINS)`` pooled draws each."""
-    uniq = np.unique(pooled)
+    quantiles holding about ``max(_SET_BIN, size / _SET_BINS)`` pooled draws each
+    (``pooled`` sorted)."""
+    uniq = _sorted_unique(pooled)
     per = max(_SET_BIN, pooled.size // _SET_BINS)
     if uniq.size <= max(2, pooled.size // per):
         return uniq
@@ -418,7 +432,7 @@ def _learned(A, B, user, n_test, alpha, delta, learners, seed, notes):
     y = np.concatenate([np.ones(fit_a.size), np.zeros(fit_b.size)])
     found = []
     for learner in learners:
-        if np.unique(X, axis=0).shape[0] < 2:
+        if not (X != X[:1]).any():      # one distinct row: nothing to learn
             break
         model = _fit(learner, X, y, seed)
         terms = _terms(model, fm.names()) if learner == "logistic" else ()

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 import scipy.stats as st
+from scipy import special
 
 from privtools.errors import ParameterError
 
@@ -41,16 +42,19 @@ DELTA_SHRINK = 0.2   # ... and with δ > 0
 def clopper_pearson(k, n, alpha: float, side: str):
     """One-sided Clopper–Pearson bound at confidence 1 − ``alpha`` on a binomial rate from
     ``k`` successes in ``n`` trials (vectorized): ``side="lower"`` or ``"upper"``. Real
-    ``k`` (a projected count) is read through the same beta quantiles."""
+    ``k`` (a projected count) is read through the same beta quantiles. The quantiles are
+    ``scipy.special.betaincinv`` / ``betainccinv`` — the values of ``scipy.stats.beta.ppf``
+    / ``isf`` bit for bit, without their per-call argument handling (event ranking calls
+    this ~10⁵ times per search)."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     if side == "lower":
         with np.errstate(invalid="ignore"):
-            out = st.beta.ppf(alpha, k, n - k + 1)
+            out = special.betaincinv(k, n - k + 1, alpha)
         return np.where(k <= 0, 0.0, out)
     if side == "upper":
         with np.errstate(invalid="ignore"):
-            out = st.beta.isf(alpha, k + 1, n - k)  # isf keeps tiny alpha accurate
+            out = special.betainccinv(k + 1, n - k, alpha)  # keeps tiny alpha accurate
         return np.where(k >= n, 1.0, out)
     raise ParameterError(f"side must be 'lower' or 'upper', got {side!r}")
 
@@ -70,7 +74,7 @@ def poisson_ratio_bound(kp, kq, alpha):
     kp = np.asarray(kp, dtype=float)
     kq = np.asarray(kq, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        lo = st.beta.ppf(alpha, kp, kq + 1)
+        lo = special.betaincinv(kp, kq + 1, alpha)
         eps = np.log(lo) - np.log1p(-lo)
     return np.where(kp > 0, eps, -np.inf)
 
