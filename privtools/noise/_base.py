@@ -38,6 +38,8 @@ from privtools.validation import (
     to_fraction,
 )
 
+from . import _cache
+
 # Relative size below which the truncated remainder of a float tail sum is ignored.
 _TAIL_REL_EPS = 1e-20
 _LOG_TAIL_REL_EPS = math.log(_TAIL_REL_EPS)
@@ -99,8 +101,14 @@ class IntegerDistribution:
         from ._fixed import TableSampler
 
         self._check_sampling()
+        key = _cache.key(self)
+        hit = _cache.lookup(key)
+        if hit is not None:
+            return hit
         table = TableSampler.build(self)
-        return table if table is not None else self._wide_sampler()
+        out = table if table is not None else self._wide_sampler()
+        _cache.remember(key, out)
+        return out
 
     def _wide_sampler(self):
         """The sampler of a law too wide for one table (subclasses with a certified one

@@ -184,6 +184,7 @@ class TableSampler:
         weights, self.tv = dyadic_weights(balls, _tail_fraction(outside))
         self.table = AliasTable(weights, lo)
         self.lo, self.hi = lo, hi
+        self.points = hi - lo + 1
 
     @classmethod
     def build(cls, law) -> TableSampler | None:
