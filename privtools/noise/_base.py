@@ -423,7 +423,8 @@ class IntegerDistribution:
         # still fits within mass without widening.
         side = float(mpmath.log(m / 4))
         hi = self._float_upper_quantile(side)
-        lo = self._float_lower_quantile(side)
+        # a symmetric law's lower search asks the upper one's questions at 2c − x
+        lo = 2 * self.center - hi if self.symmetric else self._float_lower_quantile(side)
         for _ in range(60):
             try:
                 bound = self.tail_bound(lo, hi, dps=dps)

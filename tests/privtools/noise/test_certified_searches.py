@@ -248,3 +248,22 @@ def test_tail_window_guess_already_has_a_negligible_remainder(dps):
 def test_tail_window_guess_where_one_window_fits_below_2_to_61(law, t, dps):
     """The same promise in a far tail where the guess grid has a single window."""
     _check_window(law, t, dps)
+
+
+# ------------------------------------------------ the lower quantile of a symmetric law
+_SYMMETRIC = [DiscreteLaplace(scale=s) for s in (1, 7, 320)] \
+    + [DiscreteGaussian(sigma2=v, mu=m) for v in (2, 100) for m in (0, -17)] \
+    + [Skellam(var=v, mu=m) for v in (10, 10**5) for m in (0, 3)] \
+    + [DiscreteLaplace(scale=b).shares(k) for b in (10, 1000) for k in (2, 1024)]
+
+
+@pytest.mark.parametrize("law", _SYMMETRIC, ids=repr)
+@pytest.mark.parametrize("mass", [2.0**-72, 1e-10, 1e-3])
+def test_a_symmetric_laws_lower_float_quantile_is_the_mirror_of_its_upper_one(law, mass):
+    """exact_support takes lo = 2c − hi for a symmetric law instead of a second search: the
+    two searches agree exactly, and the support found is symmetric about the centre."""
+    side = float(mpmath.log(mpmath.mpf(mass) / 4))
+    hi = law._float_upper_quantile(side)
+    assert law._float_lower_quantile(side) == 2 * law.center - hi
+    lo, hi2, bound = law.exact_support(mpmath.mpf(mass))
+    assert lo + hi2 == 2 * law.center and bound <= mass
