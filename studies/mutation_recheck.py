@@ -90,9 +90,8 @@ def survivors(report: Path) -> tuple[list[dict], dict]:
                     "operator": op, "original": _cell(original), "mutated": _cell(mutated),
                     "kind": kind})
     m = re.search(r"Killed: (\d+) .*?survived: (\d+)", text)
-    inc = re.search(r"incompetent[^:]*: (\d+)", text)
     summary = {"killed": int(m.group(1)), "survived": int(m.group(2)),
-               "incompetent": int(inc.group(1)) if inc else 0, "kinds": counts}
+               "kinds": counts}
     return out, summary
 
 

@@ -5,8 +5,6 @@ probability at most its alpha, and with these seeds the outcomes are fixed."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import re
 import subprocess
@@ -21,23 +19,13 @@ from privtools.errors import ParameterError
 from privtools.noise import DiscreteLaplace, Polya, PolyaDifference, Skellam
 from tests.optional import OPTIONAL, REQUIRED
 from tests.optional import need as _need
+from tests.scripts import load_script
 from verification.audit import audit_sampler
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "studies" / "conformance.py"
 
-
-def _load_script():
-    if str(SCRIPT.parent) not in sys.path:  # its sibling modules, as when the script runs
-        sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("conformance_script", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod          # dataclasses resolve their module by name
-    spec.loader.exec_module(mod)
-    return mod
-
-
-conf = _load_script()
+conf = load_script("studies/conformance.py", "conformance_script")
 
 
 # ---------------------------------------------------------------- numpy share samplers

@@ -4,26 +4,17 @@ report it was made from."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "docs" / "tables" / "mutation.md"
 PAGE = ROOT / "docs" / "tables" / "mutation_recheck.md"
 
 
-def _load():
-    sys.path.insert(0, str(ROOT / "studies"))
-    spec = importlib.util.spec_from_file_location("mutation_recheck",
-                                                  ROOT / "studies" / "mutation_recheck.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-recheck = _load()
+recheck = load_script("studies/mutation_recheck.py", "mutation_recheck")
 
 
 def test_the_survivors_that_matter_are_every_survivor_but_equivalent_and_performance():

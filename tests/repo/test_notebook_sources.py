@@ -3,18 +3,16 @@ runs ``python notebooks/_build.py --check``, and this test checks that the check
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
+
+from tests.scripts import load_script
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def _builder():
-    spec = importlib.util.spec_from_file_location("nb_build", NOTEBOOKS / "_build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("notebooks/_build.py", "nb_build")
 
 
 def test_committed_notebooks_match_their_sources():

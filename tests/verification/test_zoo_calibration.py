@@ -10,12 +10,10 @@ correct coin fails it with probability at most 10⁻⁶."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import pickle
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ import scipy.stats as st
 from scipy.integrate import quad
 
 from privtools.errors import ParameterError
+from tests.scripts import load_script
 from verification import zoo
 from verification.zoo.curator import (
     CURATOR_LEAKS,
@@ -35,21 +34,7 @@ from verification.zoo.curator import (
     no_signal,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "studies" / "audit_zoo_calibration.py"
-
-
-def _load_script():
-    if str(SCRIPT.parent) not in sys.path:  # its sibling modules, as when the script runs
-        sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("audit_zoo_calibration_script", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-calibration = _load_script()
+calibration = load_script("studies/audit_zoo_calibration.py", "audit_zoo_calibration_script")
 report = sys.modules["_zoo_calibration_report"]     # the script's sibling: the page
 
 
