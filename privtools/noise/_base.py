@@ -80,6 +80,10 @@ class IntegerDistribution:
         """log PMF on lo..hi for the sampler's table (subclasses may use a faster path)."""
         return self._logpmf(np.arange(lo, hi + 1, dtype=np.int64))
 
+    def _log_pmf_floor(self, k: np.ndarray) -> np.ndarray:
+        """A cheap float estimate from below of log p(k) (the table's width pre-check)."""
+        return self._logpmf(k)
+
     def _sample_direct(self, size, rng: np.random.Generator) -> np.ndarray:
         """The distribution's own float sampler (mixture, geometric or rejection)."""
         raise NotImplementedError  # pragma: no cover

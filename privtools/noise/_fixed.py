@@ -191,6 +191,13 @@ class TableSampler:
         """The table, or None when the certified support is wider than ``MAX_TABLE``."""
         if not math.isfinite(law.var()) or 40 * law.std() > MAX_TABLE:
             return None
+        # every point of mass above TAIL_MASS lies in the support, and so does the centre:
+        # a point MAX_TABLE away with more mass rules a table out before any search
+        c = law.center
+        with np.errstate(all="ignore"):
+            far = law._log_pmf_floor(np.array([c - MAX_TABLE, c + MAX_TABLE], dtype=np.int64))
+        if np.nanmax(far) > math.log(TAIL_MASS) + 1.0:
+            return None
         lo, hi, outside = law.exact_support(mpmath.mpf(TAIL_MASS.numerator)
                                             / TAIL_MASS.denominator)
         if hi - lo + 1 > MAX_TABLE:

@@ -257,6 +257,15 @@ class Polya(_PolyaParams, IntegerDistribution):
         shape = () if size is None else size
         return rng.negative_binomial(self._r, self._one_minus_beta, shape)
 
+    def _wide_sampler(self):
+        """Too wide for one table: for r <= 1 the fixed-budget cell sampler with a certified
+        TV (``_cells.PolyaCellSampler``); for r > 1 (no deployment path) the float one."""
+        if self.r > 1:
+            return super()._wide_sampler()
+        from ._cells import PolyaCellSampler
+
+        return PolyaCellSampler(self)
+
     # ---------------------------------------------------------------- exact
     def _arb_pmf(self, k: int) -> arb:
         if k < 0:
@@ -382,6 +391,11 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         half = self._logpmf_range(0, top)
         return half[np.abs(np.arange(lo, hi + 1))]
 
+    def _log_pmf_floor(self, k):
+        """log nb(|k|) + log nb(0): the first term of p(k) = Σ_j nb(|k| + j) nb(j)."""
+        base = self._base()
+        return base._logpmf(np.abs(np.asarray(k, dtype=np.int64))) + base._logpmf(np.array(0))
+
     def _log_upper_tail(self, k):
         """log P(D > k) for k >= 0 from P(D > k) = Σ_j nb(j) P(γ > k + j), a sum of
         positive terms (scipy's regularized incomplete beta for the Pólya tail). The
@@ -473,6 +487,16 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         shape = () if size is None else size
         p = self._one_minus_beta
         return rng.negative_binomial(self._r, p, shape) - rng.negative_binomial(self._r, p, shape)
+
+    def _wide_sampler(self):
+        """Too wide for one table: for r <= 1 (every share of Fact 1) both terms by the
+        fixed-budget cell sampler (``_cells.PolyaDifferenceCellSampler``, certified TV);
+        for r > 1 (no deployment path) the float one."""
+        if self.r > 1:
+            return super()._wide_sampler()
+        from ._cells import PolyaDifferenceCellSampler
+
+        return PolyaDifferenceCellSampler(self)
 
     # ---------------------------------------------------------------- exact
     def _arb_pmf(self, k: int) -> arb:
