@@ -80,6 +80,12 @@ class IntegerDistribution:
         """log PMF on lo..hi for the sampler's table (subclasses may use a faster path)."""
         return self._logpmf(np.arange(lo, hi + 1, dtype=np.int64))
 
+    def _table_weights(self, max_points: int):
+        """``(lo, uint64 weights summing to 2^64, certified TV)`` of this law's sampler table
+        in vectorised arithmetic, None when wider than ``max_points``, or NotImplemented
+        (the default: the table is built from Arb balls of the PMF)."""
+        return NotImplemented
+
     def _log_pmf_floor(self, k: np.ndarray) -> np.ndarray:
         """A cheap float estimate from below of log p(k) (the table's width pre-check)."""
         return self._logpmf(k)

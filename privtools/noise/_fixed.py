@@ -88,36 +88,67 @@ def _count(size) -> tuple[tuple, int]:
 class AliasTable:
     """Exact alias table over integer weights summing to ``2^64`` (see module doc).
 
-    ``weights[k]`` is the probability of ``lo + k`` times ``2^64``."""
+    ``weights[k]`` (a list of ints or a uint64 array) is the probability of ``lo + k`` times
+    ``2^64``. Built without a Python loop by the sweep form of Walker's construction: lay
+    the light columns' deficits ``C − s_i`` end to end on one line and the heavy columns'
+    surpluses ``s_j − C`` on another of the same length; light column ``i`` takes its alias
+    from the heavy column whose surplus interval holds the start of its deficit interval,
+    and a heavy column whose surplus ends strictly inside a light column's deficit turns
+    light by the overshoot and takes the next heavy column as its alias. Every column then
+    holds exactly ``C`` (``weights()`` reconstructs the input exactly, tested)."""
 
-    def __init__(self, weights: list[int], lo: int = 0):
-        if not weights or any(w < 0 for w in weights) or sum(weights) != _ONE:
-            raise ParameterError("weights must be non-negative integers summing to 2**64")
+    def __init__(self, weights, lo: int = 0):
+        w, point = _checked_weights(weights)
         n = len(weights)
         self.lo = int(lo)
         self.n = n
         self.m = max(0, (n - 1).bit_length())
         N = 1 << self.m
         C = _ONE >> self.m
-        s = list(weights) + [0] * (N - n)
-        thr = [C] * N
-        alias = list(range(N))
-        small = [j for j in range(N) if s[j] < C]
-        large = [j for j in range(N) if s[j] >= C]
-        while small and large:
-            lo_j, hi_j = small.pop(), large.pop()
-            thr[lo_j] = s[lo_j]
-            alias[lo_j] = hi_j
-            s[hi_j] -= C - s[lo_j]
-            (small if s[hi_j] < C else large).append(hi_j)
-        # leftovers are full columns (exact arithmetic: no rounding residue)
+        thr = np.full(N, C if self.m else 0, dtype=np.uint64)
+        alias = np.arange(N, dtype=np.int64)
+        if w is None:                       # a point mass: every column points at it
+            if self.m:
+                thr[:] = 0
+                thr[point] = C
+            alias[:] = point
+        elif self.m:
+            s = np.zeros(N, dtype=np.uint64)
+            s[:n] = w
+            cap = np.uint64(C)
+            light = np.flatnonzero(s < cap)
+            heavy = np.flatnonzero(s > cap)
+            if light.size:
+                deficit = cap - s[light]
+                surplus = s[heavy] - cap
+                zero = np.zeros(1, dtype=np.uint64)
+                a = np.concatenate((zero, np.cumsum(deficit[:-1], dtype=np.uint64)))
+                b = np.concatenate((zero, np.cumsum(surplus[:-1], dtype=np.uint64)))
+                thr[light] = s[light]
+                alias[light] = heavy[np.searchsorted(b, a, side="right") - 1]
+                # heavy column j (not the last) turns light where b_{j+1} falls strictly
+                # inside a light column's deficit (a_i, a_i + deficit_i)
+                nxt = b[1:]
+                i = np.searchsorted(a, nxt, side="right") - 1
+                gap = nxt - a[i]
+                inside = (gap > 0) & (gap < deficit[i])
+                thr[heavy[:-1][inside]] = cap - (deficit[i][inside] - gap[inside])
+                alias[heavy[:-1][inside]] = heavy[1:][inside]
+        # full columns keep threshold C (alias unused); an empty-bit table has one column
         self._capacity = C
         self._shift = np.uint64(64 - self.m) if self.m else None
         self._mask = np.uint64(C - 1) if self.m else None
-        self._thr = np.array(thr, dtype=np.uint64) if self.m else None
-        self._alias = np.array(alias, dtype=np.int64)
-        self._thr_int = thr
-        self._alias_int = alias
+        self._thr = thr if self.m else None
+        self._alias = alias
+        self._thr_arr = thr
+
+    @property
+    def _thr_int(self) -> list[int]:
+        return [int(x) for x in self._thr_arr] if self.m else [self._capacity]
+
+    @property
+    def _alias_int(self) -> list[int]:
+        return [int(x) for x in self._alias]
 
     def weights(self) -> list[int]:
         """The exact weights the table samples (reconstructed from its columns)."""
@@ -139,6 +170,30 @@ class AliasTable:
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         shape, n = _count(size)
         return self.from_words(_words(rng, n)).reshape(shape)
+
+
+def _checked_weights(weights) -> tuple[np.ndarray | None, int]:
+    """``(w, k)``: the weights as uint64 after checking they are non-negative integers summing
+    to 2^64, or ``(None, k)`` for a point mass at index ``k`` (2^64 is no uint64)."""
+    bad = ParameterError("weights must be non-negative integers summing to 2**64")
+    if isinstance(weights, np.ndarray):
+        if weights.dtype != np.uint64 or weights.ndim != 1 or not weights.size:
+            raise bad
+        w = weights
+    else:
+        if len(weights) == 0 or any(int(x) < 0 for x in weights):
+            raise bad
+        ints = [int(x) for x in weights]
+        if max(ints) >= _ONE:
+            if max(ints) > _ONE or sum(ints) != _ONE:
+                raise bad
+            return None, ints.index(_ONE)
+        w = np.array(ints, dtype=np.uint64)
+    total = (int((w >> np.uint64(32)).sum(dtype=np.uint64)) << 32) + int(
+        (w & np.uint64(0xFFFFFFFF)).sum(dtype=np.uint64))
+    if total != _ONE:
+        raise bad
+    return w, -1
 
 
 def _bounds(ball: arb) -> tuple[float, float]:
@@ -179,16 +234,18 @@ class TableSampler:
     words = 1
     kind = "table"
 
-    def __init__(self, law, lo: int, hi: int, outside):
-        balls = law.pmf_balls(lo, hi, _PREC)
-        weights, self.tv = dyadic_weights(balls, _tail_fraction(outside))
+    def __init__(self, lo: int, hi: int, weights, tv: Fraction):
+        self.tv = tv
         self.table = AliasTable(weights, lo)
         self.lo, self.hi = lo, hi
         self.points = hi - lo + 1
 
     @classmethod
     def build(cls, law) -> TableSampler | None:
-        """The table, or None when the certified support is wider than ``MAX_TABLE``."""
+        """The table, or None when the certified support is wider than ``MAX_TABLE``. A law
+        with its own vectorised weights (``law._table_weights(max_points)`` returning
+        ``(lo, weights, tv)``, None when too wide, or NotImplemented) uses them; the others
+        take Arb balls of the PMF on the certified support (:func:`dyadic_weights`)."""
         if not math.isfinite(law.var()) or 40 * law.std() > MAX_TABLE:
             return None
         # every point of mass above TAIL_MASS lies in the support, and so does the centre:
@@ -198,11 +255,18 @@ class TableSampler:
             far = law._log_pmf_floor(np.array([c - MAX_TABLE, c + MAX_TABLE], dtype=np.int64))
         if np.nanmax(far) > math.log(TAIL_MASS) + 1.0:
             return None
+        fast = law._table_weights(MAX_TABLE)
+        if fast is None:
+            return None
+        if fast is not NotImplemented:
+            lo, weights, tv = fast
+            return cls(lo, lo + len(weights) - 1, weights, tv)
         lo, hi, outside = law.exact_support(mpmath.mpf(TAIL_MASS.numerator)
                                             / TAIL_MASS.denominator)
         if hi - lo + 1 > MAX_TABLE:
             return None
-        return cls(law, lo, hi, outside)
+        weights, tv = dyadic_weights(law.pmf_balls(lo, hi, _PREC), _tail_fraction(outside))
+        return cls(lo, hi, weights, tv)
 
     def sample(self, size, rng):
         return self.table.sample(size, rng)

@@ -391,6 +391,19 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         half = self._logpmf_range(0, top)
         return half[np.abs(np.arange(lo, hi + 1))]
 
+    def _table_weights(self, max_points: int):
+        """For r <= 1: the weights in vectorised integer arithmetic with their certified TV
+        (``_polya_table.polya_difference_weights``)."""
+        if self.r > 1:
+            return NotImplemented
+        from ._polya_table import polya_difference_weights
+
+        found = polya_difference_weights(self, max_points)
+        if found is None:
+            return None
+        t, weights, tv = found
+        return -t, weights, tv
+
     def _log_pmf_floor(self, k):
         """log nb(|k|) + log nb(0): the first term of p(k) = Σ_j nb(|k| + j) nb(j)."""
         base = self._base()
