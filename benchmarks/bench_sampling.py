@@ -1,21 +1,26 @@
-"""Sampling on the deployment path: does a sampler's word count reveal its value, what the
-secure generator costs, and whether every law is samplable fast.
+"""Sampling on the deployment path: does a sampler's word count reveal its value, is every
+default sampler fixed-budget and certified at the planner's scales, how close the tables run
+to the generator's raw word rate, and what the secure generator costs.
 
-Three tables, each measured in one run on this machine:
+Four tables, each measured in one run on this machine:
 
-1. **Timing** — ``verification.timing.audit_words`` on single draws (value, 32-bit words
-   consumed) for the per-user shares of Theorems 1, 2 and 4 (000), the default paths for
-   narrow and wide laws, the exact (CKS20) samplers and a plain unary rejection sampler as
-   the control; throughput of the default table sampler against the alias-urn table it
-   replaced (scipy's UNU.RAN ``DiscreteAliasUrn``, measured in the same run).
-2. **Secure generator** — integer samplers on ChaCha20 (``privtools.secure_rng()``) against
+1. **Timing** — ``verification.timing.audit_words`` on 10^6 single draws (value, 32-bit
+   words consumed) for the per-user shares of Theorems 1, 2 and 4 (000) and every kind of
+   default path (table, digits, the three rejection samplers), against the exact (CKS20)
+   samplers and a plain unary rejection sampler as the controls that must fail.
+2. **Every default sampler** — DiscreteLaplace / Skellam / DiscreteGaussian at b or σ in
+   1, 10^3, 10^6, 10^9, whole and as shares of 2, 2^10, 2^20 users: the path, its certified
+   TV, the cold first call (table built, cache empty), the warm one (a second instance of
+   the same law), 1 000 single-draw calls, a word audit on 10^5 single draws and the sd of
+   10^5 draws against the law's.
+3. **Word rate** — the default tables against the raw word rate of the same generator
+   (PCG64 and ChaCha20, 10^7 draws, same run), with the compiled bulk path
+   (``privtools/noise/_kernel.py``) and with numpy.
+4. **Secure generator** — integer samplers on ChaCha20 (``privtools.secure_rng()``) against
    seeded PCG64, and against OpenDP's discrete Laplace / Gaussian where installed; one
    ideal-SecAgg batch of 10^6 users on each generator.
-3. **Wide laws** — DiscreteGaussian / DiscreteLaplace / Skellam at σ or scale 10^3, 10^6,
-   10^9 and their shares of 1024: 10^6 draws and 1 000 single-draw calls on the default
-   path, with the sampler chosen and its certified TV bound.
 
-    python benchmarks/bench_sampling.py --markdown docs/tables/sampling.md     # ~10 min
+    python benchmarks/bench_sampling.py --markdown docs/tables/sampling.md     # ~15 min
     python benchmarks/bench_sampling.py --quick                         # ~1 min
 
 ``--json`` prints the results as one JSON object instead of the Markdown (``--json PATH``
@@ -66,7 +71,11 @@ def timing_rows(n: int, n_exact: int) -> list[dict]:
         ("Lap_Z(10⁶), default (digits)", DiscreteLaplace(10**6), {}, n),
         ("N_Z(0, 10¹²), default (rejection)", DiscreteGaussian(10**6), {}, n),
         ("Sk(0, 10¹²), default (rejection)", Skellam(10**12), {}, n),
-        ("Lap_Z(10⁶) share of 16, default (float)", DiscreteLaplace(10**6).shares(16), {}, n),
+        ("Lap_Z(10⁶) share of 16, default (rejection)", DiscreteLaplace(10**6).shares(16),
+         {}, n),
+        ("Lap_Z(10⁹) share of 2²⁰, default (rejection)",
+         DiscreteLaplace(10**9).shares(2**20), {}, n),
+        ("Lap_Z(10⁴) share of 2, default (rejection)", DiscreteLaplace(10**4).shares(2), {}, n),
         ("N_Z(0, 30²), exact=True (CKS20)", DiscreteGaussian(sigma=30), {"exact": True}, n_exact),
         ("Lap_Z(30), exact=True (CKS20)", DiscreteLaplace(30), {"exact": True}, n_exact),
     ]
@@ -89,18 +98,30 @@ def _row(r, sampler: str) -> dict:
 
 
 def throughput_rows(n: int) -> list[dict]:
-    from scipy.stats.sampling import DiscreteAliasUrn
+    from privtools.noise import _kernel
+    from privtools.planning import plan
 
+    share = plan("pure-dp", epsilon=1, n=1024, horizon=10**4).share
+    laws = [("Lap_Z(320)", DiscreteLaplace(320)), ("Sk(0, 10⁵)", Skellam(10**5)),
+            ("N_Z(0, 100²)", DiscreteGaussian(sigma=100)),
+            ("Theorem 1 share, n = 1024", share),
+            ("Lap_Z(1000) share of 1024", DiscreteLaplace(1000).shares(1024))]
     rows = []
-    for law in (DiscreteGaussian(sigma=30), DiscreteLaplace(100), Skellam(400)):
-        rng = np.random.default_rng(0)
-        law.sample(10, rng)
-        ours = _best(lambda law=law, rng=rng: law.sample(n, rng))
-        lo, hi = law.sampler.lo, law.sampler.hi
-        urn = DiscreteAliasUrn(law.pmf(np.arange(lo, hi + 1)), random_state=rng)
-        theirs = _best(lambda urn=urn, rng=rng: urn.rvs(n, random_state=rng))
-        rows.append({"law": str(law), "table_s": ours, "urn_s": theirs,
-                     "ratio": theirs / ours, "tv": float(law.sampling_tv)})
+    for gen, make in (("PCG64", lambda: np.random.default_rng(1)), ("ChaCha20", secure_rng)):
+        rng = make()
+        raw = _best(lambda rng=rng: rng.bit_generator.random_raw(n), 5)
+        for name, law in laws:
+            law.sample(_kernel.BULK, rng)                # table built, kernel compiled
+            fast = _best(lambda law=law, rng=rng: law.sample(n, rng), 5)
+            saved, _kernel._KERNEL = _kernel._KERNEL, False
+            try:
+                plain = _best(lambda law=law, rng=rng: law.sample(n, rng), 3)
+            finally:
+                _kernel._KERNEL = saved
+            rows.append({"generator": gen, "law": name, "points": law.sampler.points,
+                         "raw_words_per_s": n / raw, "table_s": fast, "numpy_s": plain,
+                         "ratio": raw / fast, "numpy_ratio": raw / plain,
+                         "kernel": _kernel.kernel_name(), "tv": float(law.sampling_tv)})
     return rows
 
 
@@ -145,36 +166,83 @@ def secure_rows(n: int, users: int) -> list[dict]:
 
 
 # ------------------------------------------------------------------ 3. wide laws
-def wide_rows(n: int, singles: int) -> list[dict]:
+def wide_rows(n: int, singles: int, audit_n: int) -> list[dict]:
+    from privtools.noise import _cache
+
     rows = []
-    for s in (10**3, 10**6, 10**9):
-        for make, label in ((lambda s: DiscreteGaussian(s), "N_Z(0, σ²)"),
-                            (lambda s: DiscreteLaplace(s), "Lap_Z(b)"),
-                            (lambda s: Skellam(s * s), "Sk(0, σ²)")):
-            whole = make(s)
-            for law, part in ((whole, "law"), (whole.shares(1024), "share of 1024")):
-                _log(f"wide: {label} at {s:g}, {part}")
-                rng = np.random.default_rng(3)
+    for make, label in ((lambda s: DiscreteLaplace(s), "Lap_Z(b)"),
+                        (lambda s: Skellam(s * s), "Sk(0, σ²)"),
+                        (lambda s: DiscreteGaussian(s), "N_Z(0, σ²)")):
+        for s in (1, 10**3, 10**6, 10**9):
+            for users in (1, 2, 2**10, 2**20):
+                part = "law" if users == 1 else f"share of {users}"
+                _log(f"sampler: {label} at {s:g}, {part}")
+                law = make(s) if users == 1 else make(s).shares(users)
+                _cache.clear_sampler_cache()
                 t0 = time.perf_counter()
-                x = law.sample(n, rng)
-                first = time.perf_counter() - t0
-                t1 = time.perf_counter()
+                sampler = law.sampler
+                cold = time.perf_counter() - t0
+                again = make(s) if users == 1 else make(s).shares(users)
+                t0 = time.perf_counter()
+                _ = again.sampler
+                warm = time.perf_counter() - t0
+                rng = np.random.default_rng(3)
+                law.sample(None, rng)
+                t0 = time.perf_counter()
                 for _ in range(singles):
                     law.sample(None, rng)
-                single = time.perf_counter() - t1
+                single = time.perf_counter() - t0
+                x = law.sample(n, rng)
+                r = audit_words(lambda g, law=law: law.sample(None, g), audit_n,
+                                center=law.center, seed=4)
                 tv = law.sampling_tv
                 rows.append({"law": label, "scale": s, "part": part,
-                             "sampler": law.sampler.kind, "draws_s": first,
-                             "singles_s": single, "singles": singles,
-                             "tv": None if tv is None else float(tv),
-                             "sd_ratio": float(np.std(x) / law.std())})
+                             "sampler": sampler.kind, "describe": sampler.describe(),
+                             "cold_s": cold, "warm_s": warm, "singles_s": single,
+                             "singles": singles, "tv": None if tv is None else float(tv),
+                             "audit": r.verdict, "audit_draws": audit_n,
+                             "words_mean": r.words["mean"],
+                             "sd_ratio": (float(np.std(x) / law.std()) if np.std(x) > 0
+                                          else None)})
     return rows
 
 
 # ------------------------------------------------------------------ report
+def _fmt_rows(res: dict) -> list[str]:
+    out = ["", "## 2. Every default sampler at the planner's scales", "",
+           f"Cold: the first `law.sampler` with the cache empty (the table built); warm: a "
+           f"second instance of the same law; single calls: `law.sample(None, rng)` "
+           f"{res['wide'][0]['singles'] if res['wide'] else ''} times; word audit: "
+           f"`audit_words` on {res['wide'][0]['audit_draws'] if res['wide'] else ''} single "
+           "draws (α = 0.01); sd from 10⁶ draws (10⁴ with `--quick`).", "",
+           "| law | σ or b | part | sampler | certified TV | cold (s) | warm (ms) | "
+           "single calls (s) | words (mean) | word audit | sd / law sd |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in res["wide"]:
+        tv = "not certified" if r["tv"] is None else f"{r['tv']:.2e}"
+        out.append(f"| {r['law']} | {r['scale']:.0e} | {r['part']} | {r['sampler']} | {tv} | "
+                   f"{r['cold_s']:.3f} | {1e3 * r['warm_s']:.3f} | {r['singles_s']:.3f} | "
+                   f"{r['words_mean']:.1f} | **{r['audit']}** | "
+                   + ("– (every draw 0)" if r["sd_ratio"] is None else f"{r['sd_ratio']:.4f}")
+                   + " |")
+    out += ["", "## 3. The tables against the generator's raw word rate", "",
+            "10⁷ draws (10⁵ with `--quick`), best of 5, the raw rate measured in the same run "
+            "(`bit_generator.random_raw`); 'compiled' is the bulk path of "
+            "`privtools/noise/_kernel.py` (numba), 'numpy' the same table without it.", "",
+            "| generator | law | table points | raw words/s | compiled (s) | of raw rate | "
+            "numpy (s) | of raw rate | certified TV |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in res["throughput"]:
+        out.append(f"| {r['generator']} | {r['law']} | {r['points']} | "
+                   f"{r['raw_words_per_s'] / 1e6:.0f} M | {r['table_s']:.4f} | "
+                   f"{r['ratio']:.2f} | {r['numpy_s']:.4f} | {r['numpy_ratio']:.2f} | "
+                   f"{r['tv']:.2e} |")
+    return out
+
+
 def markdown(res: dict) -> str:
     m = res["meta"]
-    out = ["# Sampling on the deployment path: timing, secure randomness, wide laws", "",
+    out = ["# Sampling on the deployment path: timing, every default sampler, word rate, "
+           "secure randomness", "",
            f"Machine: {m['machine']}; Python {m['python']}, numpy {m['numpy']}. "
            f"Command: `{m['command']}`.", "",
            "## 1. Does the word count reveal the value?", "",
@@ -188,14 +256,8 @@ def markdown(res: dict) -> str:
         out.append(f"| {r['name']} | {r['sampler']} | {r['draws']} | {w['min']}–{w['max']} "
                    f"({w['mean']:.1f}) | {r['p_independence']:.3g} | {r['p_spearman']:.3g} | "
                    f"**{r['verdict']}** |")
-    out += ["", "Throughput of the default table (one word per draw, certified TV) against "
-            "the float alias urn it replaced (scipy UNU.RAN), same draws, same run:", "",
-            "| law | table (s) | UNU.RAN urn (s) | table throughput / urn | certified TV |",
-            "|---|---|---|---|---|"]
-    for r in res["throughput"]:
-        out.append(f"| {r['law']} | {r['table_s']:.4f} | {r['urn_s']:.4f} | "
-                   f"{r['ratio']:.2f} | {r['tv']:.2e} |")
-    out += ["", "## 2. What the secure generator costs", "",
+    out += _fmt_rows(res)
+    out += ["", "## 4. What the secure generator costs", "",
             "| sampler | draws | PCG64 (s) | ChaCha20 (s) | throughput vs PCG64 |",
             "|---|---|---|---|---|"]
     for r in res["secure"]:
@@ -207,14 +269,6 @@ def markdown(res: dict) -> str:
         note = f" ({r['note']})" if r.get("note") else ""
         out.append(f"| {r['sampler']}{note} | {r['draws']} | {pcg} | {r['chacha20_s']:.4f} | "
                    f"{ratio} |")
-    out += ["", "## 3. Wide laws on the default path", "",
-            "| law | σ or b | part | sampler | 10⁶ draws (s, first call) | "
-            f"{res['wide'][0]['singles'] if res['wide'] else ''} single calls (s) | "
-            "certified TV | sd / law sd |", "|---|---|---|---|---|---|---|---|"]
-    for r in res["wide"]:
-        tv = "not certified" if r["tv"] is None else f"{r['tv']:.2e}"
-        out.append(f"| {r['law']} | {r['scale']:.0e} | {r['part']} | {r['sampler']} | "
-                   f"{r['draws_s']:.3f} | {r['singles_s']:.3f} | {tv} | {r['sd_ratio']:.4f} |")
     return "\n".join(out) + "\n"
 
 
@@ -234,9 +288,9 @@ def main(argv=None) -> int:
                     "command": "python benchmarks/bench_sampling.py" + (" --quick" if q else "")
                     + (f" --markdown {args.markdown}" if args.markdown else "")}}
     res["timing"] = timing_rows(n_timing, n_exact)
-    res["throughput"] = throughput_rows(10**5 if q else 10**6)
+    res["wide"] = wide_rows(10**4 if q else 10**6, 100 if q else 1000, 400 if q else 10**5)
+    res["throughput"] = throughput_rows(10**5 if q else 10**7)
     res["secure"] = secure_rows(10**5 if q else 10**6, 10**4 if q else 10**6)
-    res["wide"] = wide_rows(10**4 if q else 10**6, 100 if q else 1000)
     text = markdown(res)
     if args.markdown:
         with open(args.markdown, "w") as f:

@@ -48,6 +48,8 @@ from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 
+from . import _kernel
+
 __all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
            "DigitLaplaceSampler", "GaussianRejectionSampler", "LogConcaveRejectionSampler",
            "DirectSampler", "floor_sqrt",
@@ -141,6 +143,7 @@ class AliasTable:
         self._thr = thr if self.m else None
         self._alias = alias
         self._thr_arr = thr
+        self._abs = None
 
     @property
     def _thr_int(self) -> list[int]:
@@ -167,8 +170,26 @@ class AliasTable:
         own = (u & self._mask) < self._thr[j]
         return np.where(own, j, self._alias[j]) + self.lo
 
+    def _absolute(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(T, A)`` of the bulk path (``_kernel``): ``T_j = j·C + threshold_j`` and the
+        alias as int32; a full column gets ``T_j = (j + 1)·C − 1`` and itself as alias."""
+        if self._abs is None:
+            C = np.uint64(self._capacity)
+            j = np.arange(1 << self.m, dtype=np.uint64)
+            full = self._thr == C
+            T = j * C + np.where(full, C - np.uint64(1), self._thr)
+            A = np.where(full, j.astype(np.int64), self._alias).astype(np.int32)
+            self._abs = (T, A)
+        return self._abs
+
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         shape, n = _count(size)
+        if n < _kernel.BULK or not self.m:
+            return self.from_words(_words(rng, n)).reshape(shape)
+        T, A = self._absolute()
+        out = np.empty(n, dtype=np.int64)
+        if _kernel.fill(rng.bit_generator, self._shift, T, A, self.lo, out):
+            return out.reshape(shape)      # the same words, in the same order (_kernel)
         return self.from_words(_words(rng, n)).reshape(shape)
 
 
