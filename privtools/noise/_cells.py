@@ -47,7 +47,6 @@ from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 
 from ._fixed import _PREC, AliasTable, _count, _Rejection, _tail_fraction
-from .polya import log_gamma_ratio
 
 __all__ = ["PolyaCellSampler", "PolyaDifferenceCellSampler", "CELL_TAIL"]
 
@@ -101,8 +100,6 @@ class PolyaCellSampler(_Rejection):
         law._check_sampling()
         self.law = law
         self.shift = 0
-        self._r = float(law.r)
-        self._log_beta = float(law._log_beta)
         b = 1.0 / law._one_minus_beta
         K, self.tv = self._support_end(b)
         starts, widths = _cells(b, K)
@@ -123,7 +120,7 @@ class PolyaCellSampler(_Rejection):
         if any(not (f <= 1) for f in self._f_balls):   # pragma: no cover - M is an upper bound
             raise CertificationError("could not certify the cell envelope")
         self._log_f = np.array([math.log(float(f.mid())) for f in self._f_balls])
-        self._lgr_start = log_gamma_ratio(starts, self._r)
+        self._logp_start = law._logpmf(starts)
         self.proposal = _Cells(starts, widths, W)
         self.round_words = self.proposal.words + 1
         self.points = len(W)
@@ -160,9 +157,7 @@ class PolyaCellSampler(_Rejection):
         """(accepted, undecided): ``u`` against a float bracket of ``a(y)`` (module doc);
         the float value of ``u`` is within 2^11 of ``u``, covered by comparing ``u ± 2^12``."""
         c = self.proposal.cell_of(y)
-        start = self.proposal.starts[c]
-        log_a = (self._log_f[c] + (y - start).astype(float) * self._log_beta
-                 + log_gamma_ratio(y, self._r) - self._lgr_start[c])
+        log_a = self._log_f[c] + self.law._logpmf(y) - self._logp_start[c]
         a = np.exp(np.minimum(log_a, 0.0))
         t_lo = np.floor(a * (1 - self.margin) * 2.0**64)
         t_hi = np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64)

@@ -184,7 +184,7 @@ class AliasTable:
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         shape, n = _count(size)
-        if n < _kernel.BULK or not self.m:
+        if not self.m or not _kernel.wanted(n):
             return self.from_words(_words(rng, n)).reshape(shape)
         T, A = self._absolute()
         out = np.empty(n, dtype=np.int64)

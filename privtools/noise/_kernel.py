@@ -10,10 +10,10 @@ compiled loop (numba, the optional extra ``fast``) calls the bit generator's own
 in the same order as ``random_raw`` and returns the same values (tested), so it changes
 speed only; ``benchmarks/bench_noise_sampling.py`` measures it against the raw word rate.
 
-It is used for batches of at least :data:`BULK` draws, so that a single draw or a small
-batch never waits for numba's import (~0.3 s) or its first compilation (~0.3 s, once per
-machine: the compiled loop is cached on disk). ``PRIVTOOLS_KERNEL=numpy`` in the
-environment turns it off.
+It is first used for a batch of at least :data:`BULK` draws, so that a single draw or a
+small batch never waits for numba's import (~0.3 s) or its first compilation (~0.3 s, once
+per machine: the compiled loop is cached on disk); once loaded it serves every batch of at
+least :data:`SMALL` draws. ``PRIVTOOLS_KERNEL=numpy`` in the environment turns it off.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ import os
 
 import numpy as np
 
-__all__ = ["BULK", "kernel_name", "fill"]
+__all__ = ["BULK", "SMALL", "kernel_name", "fill", "wanted"]
 
-#: Smallest batch that takes the compiled path.
+#: Smallest batch that loads the compiled path.
 BULK = 1 << 18
+#: Smallest batch that takes it once it is loaded.
+SMALL = 1 << 10
 
 _KERNEL = None          # None: not tried yet; False: unavailable; else the compiled loop
 
@@ -49,6 +51,11 @@ def _compiled():
 
             _KERNEL = _loop
     return _KERNEL
+
+
+def wanted(n: int) -> bool:
+    """Whether a batch of ``n`` draws should try the compiled path."""
+    return n >= BULK or (n >= SMALL and bool(_KERNEL))
 
 
 def kernel_name() -> str:

@@ -246,19 +246,37 @@ def implementation(reg: Registry) -> None:
 
     sp = "docs/tables/sampling.md"
 
-    def throughput():
-        t = table(sp, "table throughput / urn")
-        secs = [number(t.get(r, "table (s)")) for r in t.rows]
-        ratios = [number(t.get(r, "table throughput / urn")) for r in t.rows]
-        tvs = [number(t.get(r, "certified TV")) for r in t.rows]
-        med = statistics.median(secs)
-        return dict(t=sig(med, 2), mps=sig(Decimal(1) / med, 1),
-                    lo=short(min(ratios), 3), hi=short(max(ratios), 3), tv=pow10(max(tvs), "ceil"))
+    def word_rate(gen: str):
+        t = table(sp, "compiled / raw")
+        rows = [r for r in t.rows if t.get(r, "generator") == gen]
+        fast = [number(t.get(r, "compiled / raw")) for r in rows]
+        plain = [number(t.get(r, "numpy / raw")) for r in rows]
+        raw = number(t.get(rows[0], "raw words/s").split()[0])
+        return dict(lo=short(min(fast), 2), hi=short(max(fast), 2), raw=str(int(raw)),
+                    np=short(statistics.median(plain), 2), k=str(sum(x >= Decimal("0.75")
+                                                                     for x in fast)),
+                    n=str(len(fast)))
 
-    reg.add("sampling.throughput", MEASURED,
-            ("t", "mps", "lo", "hi", "tv"),
-            "throughput table: median time, its rate, the ratio range, the largest TV",
-            throughput, table=sp)
+    for gen, key in (("PCG64", "pcg"), ("ChaCha20", "chacha")):
+        reg.add(f"sampling.rate.{key}", MEASURED,
+                ("lo", "hi", "raw", "np", "k", "n"),
+                f"word-rate table, {gen}: compiled/raw range, raw M words/s, median numpy/raw, "
+                "tables at >= 0.75 of the raw rate",
+                lambda gen=gen: word_rate(gen), table=sp)
+
+    def every_sampler():
+        t = table(sp, "word audit")
+        cold = [number(t.get(r, "cold (s)")) for r in t.rows]
+        warm = [number(t.get(r, "warm (ms)")) for r in t.rows]
+        single = [number(t.get(r, "single calls (s)")) for r in t.rows]
+        passed = sum(t.get(r, "word audit") == "**pass**" for r in t.rows)
+        return dict(n=str(len(t.rows)), ok=str(passed), cold=short(max(cold), 2),
+                    warm=short(max(warm), 2), single=short(max(single), 2))
+
+    reg.add("sampling.every", MEASURED,
+            ("n", "ok", "cold", "warm", "single"),
+            "every-sampler table: rows, word audits passed, slowest cold (s), warm (ms) and "
+            "1000 single calls (s)", every_sampler, table=sp)
 
     def tvs():
         t = table(sp, "sd / law sd")

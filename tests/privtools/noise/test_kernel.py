@@ -55,3 +55,13 @@ def test_full_columns_and_point_masses_map_every_word():
         out = table.sample(_kernel.BULK, np.random.default_rng(0))
         ref = table.from_words(_words(np.random.default_rng(0), _kernel.BULK))
         assert np.array_equal(out, ref)
+
+
+def test_once_loaded_the_kernel_serves_small_batches_with_the_same_values():
+    pytest.importorskip("numba")
+    table = DiscreteLaplace(40).sampler.table
+    table.sample(_kernel.BULK, np.random.default_rng(0))          # loads it
+    assert _kernel.wanted(_kernel.SMALL) and not _kernel.wanted(_kernel.SMALL - 1)
+    a = table.sample(_kernel.SMALL + 3, np.random.default_rng(8))
+    assert np.array_equal(a, table.from_words(_words(np.random.default_rng(8),
+                                                     _kernel.SMALL + 3)))
