@@ -47,6 +47,7 @@ from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 
 from ._fixed import _PREC, AliasTable, _count, _Rejection, _tail_fraction
+from ._special import log_gamma_ratio, log_gamma_ratio_one
 
 __all__ = ["PolyaCellSampler", "PolyaDifferenceCellSampler", "CELL_TAIL"]
 
@@ -120,7 +121,11 @@ class PolyaCellSampler(_Rejection):
         if any(not (f <= 1) for f in self._f_balls):   # pragma: no cover - M is an upper bound
             raise CertificationError("could not certify the cell envelope")
         self._log_f = np.array([math.log(float(f.mid())) for f in self._f_balls])
-        self._logp_start = law._logpmf(starts)
+        self._r, self._log_beta = float(law.r), float(law._log_beta)
+        self._lgr_start = log_gamma_ratio(starts, self._r)
+        # the same numbers as Python lists, for single draws
+        self._one = (starts.tolist(), widths.tolist(), self._log_f.tolist(),
+                     self._lgr_start.tolist())
         self.proposal = _Cells(starts, widths, W)
         self.round_words = self.proposal.words + 1
         self.points = len(W)
@@ -157,13 +162,42 @@ class PolyaCellSampler(_Rejection):
         """(accepted, undecided): ``u`` against a float bracket of ``a(y)`` (module doc);
         the float value of ``u`` is within 2^11 of ``u``, covered by comparing ``u ± 2^12``."""
         c = self.proposal.cell_of(y)
-        log_a = self._log_f[c] + self.law._logpmf(y) - self._logp_start[c]
+        start = self.proposal.starts[c]
+        log_a = (self._log_f[c] + (y - start).astype(float) * self._log_beta
+                 + log_gamma_ratio(y, self._r) - self._lgr_start[c])
         a = np.exp(np.minimum(log_a, 0.0))
         t_lo = np.floor(a * (1 - self.margin) * 2.0**64)
         t_hi = np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64)
         uf = u.astype(float)
         accept = (uf + 4096.0) <= t_lo
         return accept, ~accept & ((uf - 4096.0) < t_hi)
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        if n != 1:
+            return super().sample(size, rng)
+        return np.full(shape, self._draw_one(rng), dtype=np.int64)
+
+    def _draw_one(self, rng) -> int:
+        """One draw in scalar arithmetic: the same words, the same float comparisons as
+        :meth:`_accept` on one element, the same exact resolution."""
+        starts, widths, log_f, lgr_start = self._one
+        table, margin = self.proposal.table, self.margin
+        while True:
+            u0, u1, u2 = rng.bit_generator.random_raw(3).tolist()
+            c = table.one(u0)
+            start = starts[c]
+            k = start + ((u1 >> 1) >> (63 - widths[c]))
+            log_a = (log_f[c] + float(k - start) * self._log_beta
+                     + log_gamma_ratio_one(k, self._r) - lgr_start[c])
+            a = math.exp(min(log_a, 0.0))
+            t_lo = math.floor(a * (1 - margin) * 2.0**64)
+            t_hi = math.ceil(min(a * (1 + margin), 1.0) * 2.0**64)
+            uf = float(u2)
+            if uf + 4096.0 <= t_lo:
+                return k
+            if uf - 4096.0 < t_hi and self._resolve(k, u2, rng):
+                return k
 
     def _arb_acceptance(self, y: int) -> arb:
         c = int(self.proposal.cell_of(np.array([y]))[0])

@@ -144,6 +144,7 @@ class AliasTable:
         self._alias = alias
         self._thr_arr = thr
         self._abs = None
+        self._lists = None
 
     @property
     def _thr_int(self) -> list[int]:
@@ -161,6 +162,16 @@ class AliasTable:
             out[j] += t
             out[a] += C - t
         return out[: self.n]
+
+    def one(self, u: int) -> int:
+        """The outcome of one word ``u`` (a Python int), in scalar arithmetic."""
+        if not self.m:
+            return self.lo
+        if self._lists is None:
+            self._lists = (self._thr_arr.tolist(), self._alias.tolist())
+        thr, alias = self._lists
+        j = u >> (64 - self.m)
+        return (j if (u & (self._capacity - 1)) < thr[j] else alias[j]) + self.lo
 
     def from_words(self, u: np.ndarray) -> np.ndarray:
         """The outcomes of the words ``u`` (uint64), one each."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from figures.core import MEASURED, Registry
-from figures.formats import FigureError, fixed, grouped, pow10, short, sig, span, word
+from figures.formats import FigureError, fixed, grouped, pow10, short, span, word
 from figures.tables import Table, doc_find, doc_text, number, table, tables
 
 DPSNIPER = ("Laplace", "TruncatedGeometric", "NoisyHist1", "NoisyHist2", "ReportNoisyMax1",

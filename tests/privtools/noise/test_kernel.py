@@ -1,11 +1,14 @@
 """The alias table's compiled bulk path reads the same words and returns the same values as
 the numpy path, for every kind of bit generator; without numba (or with
-``PRIVTOOLS_KERNEL=numpy``) the numpy path answers."""
+``PRIVTOOLS_KERNEL=numpy``) the numpy path answers; single draws' scalar shortcuts compute
+the batch formulas."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from privtools.noise import DiscreteLaplace, Skellam, _kernel
 from privtools.noise._fixed import AliasTable, _words
@@ -65,3 +68,13 @@ def test_once_loaded_the_kernel_serves_small_batches_with_the_same_values():
     a = table.sample(_kernel.SMALL + 3, np.random.default_rng(8))
     assert np.array_equal(a, table.from_words(_words(np.random.default_rng(8),
                                                      _kernel.SMALL + 3)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(300, 10**12), hs.floats(1.0, 1e15))
+def test_skellam_single_draw_acceptance_is_the_batch_formula(nu, x):
+    from privtools.noise.skellam import _log_ive
+
+    one = _log_ive(np.array([nu]), x)[0]
+    batch = _log_ive(np.array([nu, 5]), x)[0]       # the vectorised branch
+    assert one == pytest.approx(batch, rel=1e-14, abs=1e-12)
