@@ -49,6 +49,7 @@ from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 
 from . import _kernel
+from ._weights import _exact_sum
 
 __all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
            "DigitLaplaceSampler", "GaussianRejectionSampler", "LogConcaveRejectionSampler",
@@ -221,9 +222,7 @@ def _checked_weights(weights) -> tuple[np.ndarray | None, int]:
                 raise bad
             return None, ints.index(_ONE)
         w = np.array(ints, dtype=np.uint64)
-    total = (int((w >> np.uint64(32)).sum(dtype=np.uint64)) << 32) + int(
-        (w & np.uint64(0xFFFFFFFF)).sum(dtype=np.uint64))
-    if total != _ONE:
+    if _exact_sum(w) != _ONE:
         raise bad
     return w, -1
 
@@ -355,6 +354,10 @@ class DigitGeometric:
             self.tv += tv
         self.words = L + 1
 
+    def one(self, words: list[int]) -> int:
+        """One draw from ``L + 1`` words (Python ints), in scalar arithmetic."""
+        return sum(t.one(w) * self.base**i for i, (t, w) in enumerate(zip(self.tables, words)))
+
     def from_words(self, u: np.ndarray) -> np.ndarray:
         """``u`` of shape (L + 1, n): one word per digit."""
         out = np.zeros(u.shape[1], dtype=np.int64)
@@ -378,6 +381,11 @@ class DigitLaplaceSampler:
     def from_words(self, u: np.ndarray) -> np.ndarray:
         k = self.geometric.words
         return self.geometric.from_words(u[:k]) - self.geometric.from_words(u[k:]) + self.mu
+
+    def one(self, words: list[int]) -> int:
+        """One draw from its words (Python ints), in scalar arithmetic."""
+        k = self.geometric.words
+        return self.geometric.one(words[:k]) - self.geometric.one(words[k:]) + self.mu
 
     def sample(self, size, rng):
         shape, n = _count(size)
@@ -588,6 +596,31 @@ class LogConcaveRejectionSampler(_Rejection):
 
     def _arb_acceptance(self, y: int) -> arb:
         return self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
+
+    def sample(self, size, rng):
+        shape, n = _count(size)
+        if n != 1:
+            return super().sample(size, rng)
+        return np.full(shape, self._draw_one(rng), dtype=np.int64)
+
+    def _draw_one(self, rng) -> int:
+        """One draw in scalar arithmetic: the same words in the same order, the same float
+        comparisons as :meth:`_accept` on one element, the same exact resolution."""
+        pw, a_q = self.proposal.words, 1.0 / self.t
+        log_tanh = math.log(math.tanh(a_q / 2))
+        while True:
+            u = rng.bit_generator.random_raw(self.round_words).tolist()
+            y = self.proposal.one(u[:pw])
+            lr = (float(self.law._logpmf(np.array([y + self.c]))[0])
+                  - (log_tanh - a_q * float(abs(y))) - self._log_m)
+            a = math.exp(min(lr, 0.0))
+            t_lo = math.floor(a * (1 - self.margin) * 2.0**64)
+            t_hi = math.ceil(min(a * (1 + self.margin), 1.0) * 2.0**64)
+            uf = float(u[pw])
+            if uf + 4096.0 <= t_lo:
+                return y + self.shift
+            if uf - 4096.0 < t_hi and self._resolve(y, u[pw], rng):
+                return y + self.shift
 
     def describe(self) -> str:
         return (f"rejection from Lap_Z({self.t}) in digits, M = {float(self.M):.6g}, "

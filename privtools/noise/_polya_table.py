@@ -27,8 +27,8 @@ A share ``D = γ⁺ − γ⁻`` (γ± i.i.d. Pólya(r, β), ``0 < r <= 1``, Fact
    2·2^64 (2E + E² + P(γ > t))`` (each side once, the centre twice at most), and
    ``TV = ½ (Σ_k |w_k 2^-64 − p_k| + P(|D| > t))``.
 
-Everything after the anchors is numpy or FLINT: about 0.1 s for the 110 001-point share of
-``Lap_Z(1000)`` among 1024 users.
+Everything after the anchors is numpy or FLINT: about 0.15 s for the share of ``Lap_Z(1000)``
+among 1024 users (53 107 points), against 1.7 s for Arb balls point by point.
 """
 
 from __future__ import annotations

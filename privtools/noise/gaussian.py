@@ -163,6 +163,27 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         return _float_discrete_gaussian(self.sigma2, self.mu, size, rng)
 
     # ---------------------------------------------------------------- exact
+    def _table_weights(self, max_points: int):
+        """The table by anchored running products: p(μ+k+1)/p(μ+k) = e^{−(2k+1)/(2σ²)},
+        a geometric progression of step e^{−1/σ²} (``_weights.symmetric_table``)."""
+        from ._fixed import TAIL_MASS
+        from ._weights import symmetric_table
+
+        s2 = self.sigma2
+        log_z = []
+
+        def p_anchor(k: int) -> arb:
+            if not log_z:
+                log_z.append(self._arb_log_normalizer())
+            return (-_arb.to_arb(Fraction(k * k, 2) / s2) - log_z[0]).exp()
+
+        def r_anchor(k: int) -> arb:
+            return (-_arb.to_arb(Fraction(2 * k + 1, 2) / s2)).exp()
+
+        with _arb.precision(96):
+            step = (-_arb.to_arb(1 / s2)).exp()
+        return symmetric_table(self, max_points, p_anchor, r_anchor, step, TAIL_MASS)
+
     def _arb_pmf(self, k: int) -> arb:
         d = k - self.mu
         return (-_arb.to_arb(Fraction(d * d, 2) / self.sigma2) - self._arb_log_normalizer()).exp()

@@ -112,6 +112,16 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
         return DigitLaplaceSampler(self.scale)
 
+    def _table_weights(self, max_points: int):
+        """The table by anchored running products of the ratio e^{−1/b}
+        (``_weights.symmetric_table``: vectorised, certified TV)."""
+        from ._fixed import TAIL_MASS
+        from ._weights import symmetric_table
+
+        a = self._arb_inv_scale
+        return symmetric_table(self, max_points, self._arb_pmf, lambda k: (-a()).exp(),
+                               _arb.to_arb(1), TAIL_MASS)
+
     def _sample_direct(self, size, rng):
         p = -math.expm1(-self._a)
         shape = () if size is None else size

@@ -78,3 +78,16 @@ def test_skellam_single_draw_acceptance_is_the_batch_formula(nu, x):
     one = _log_ive(np.array([nu]), x)[0]
     batch = _log_ive(np.array([nu, 5]), x)[0]       # the vectorised branch
     assert one == pytest.approx(batch, rel=1e-14, abs=1e-12)
+
+
+@pytest.mark.parametrize("law", [Skellam(10**12), Skellam(10**12).shares(1024)], ids=str)
+def test_skellam_single_draws_match_the_batch_loop(law):
+    sampler = law.sampler
+    assert sampler.kind == "rejection"
+    singles = [int(law.sample(None, np.random.default_rng(i))) for i in range(150)]
+    batch = [int(sampler.sample(1, np.random.default_rng(i))[0]) for i in range(150)]
+    assert singles == batch
+    words = [list(range(7)), [2**64 - 1] * 6 + [0]]
+    for w in words:                         # the digit proposal in scalar arithmetic
+        u = np.array(w[:6], dtype=np.uint64).reshape(6, 1)
+        assert sampler.proposal.one(w[:6]) == int(sampler.proposal.from_words(u)[0])

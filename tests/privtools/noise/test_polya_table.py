@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from privtools.noise import DiscreteLaplace, PolyaDifference
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference
 from privtools.noise._fixed import MAX_TABLE, AliasTable, dyadic_weights
 from privtools.noise._polya_table import polya_difference_weights
 
@@ -65,3 +65,24 @@ def test_alias_construction_reconstructs_any_weights(n, skew, seed):
     j = (u >> np.uint64(64 - table.m)).astype(np.int64) if table.m else np.zeros(2000, int)
     out = table.from_words(u) + 7
     assert np.all((out == j) | (out == table._alias[j]))
+
+
+@pytest.mark.parametrize("law", [DiscreteLaplace(Fraction(7, 3)), DiscreteLaplace(25),
+                                 DiscreteGaussian(sigma=30, mu=7),
+                                 DiscreteGaussian(sigma2=Fraction(40, 3))], ids=str)
+def test_anchored_tables_certify_the_exact_tv(law):
+    lo, w, tv = law._table_weights(MAX_TABLE)
+    hi = lo + w.size - 1
+    assert sum(int(x) for x in w) == ONE and 0 < tv < Fraction(1, 10**14)
+    assert np.array_equal(w, w[::-1]) and lo + int(np.argmax(w)) == law.center
+    with mpmath.workdps(60):
+        p = law.exact_pmf_range(lo, hi, dps=60)
+        true_tv = (sum(abs(mpmath.mpf(int(q)) / ONE - pk) for q, pk in zip(w, p))
+                   + 1 - sum(p)) / 2
+        assert true_tv <= mpmath.mpf(tv.numerator) / tv.denominator
+
+
+def test_near_point_masses_take_the_arb_ball_path():
+    law = DiscreteGaussian(sigma2=Fraction(1, 2**20))
+    assert law._table_weights(MAX_TABLE) is NotImplemented
+    assert law.sampler.kind == "table" and law.sampler.table.weights()[1] > 2**63
