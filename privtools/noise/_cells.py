@@ -172,12 +172,6 @@ class PolyaCellSampler(_Rejection):
         accept = (uf + 4096.0) <= t_lo
         return accept, ~accept & ((uf - 4096.0) < t_hi)
 
-    def sample(self, size, rng):
-        shape, n = _count(size)
-        if n != 1:
-            return super().sample(size, rng)
-        return np.full(shape, self._draw_one(rng), dtype=np.int64)
-
     def _draw_one(self, rng) -> int:
         """One draw in scalar arithmetic: the same words, the same float comparisons as
         :meth:`_accept` on one element, the same exact resolution."""

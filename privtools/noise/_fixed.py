@@ -424,8 +424,26 @@ class _Rejection:
             scale_bits += 64
             prec += 64
 
+    def _draw_one(self, rng) -> int:
+        """One draw: the proposal in scalar arithmetic, :meth:`_accept` on one element (the
+        same words in the same order and the same values as the batch loop)."""
+        pw = self.proposal.words
+        while True:
+            u = rng.bit_generator.random_raw(self.round_words).tolist()
+            y = self.proposal.one(u[:pw])
+            acc, und = self._accept(np.array([y], dtype=np.int64),
+                                    np.array([u[pw]], dtype=np.uint64))
+            if acc[0] or (und[0] and self._resolve(y, u[pw], rng)):
+                return y + self.shift
+
     def sample(self, size, rng):
         shape, n = _count(size)
+        if n == 1:
+            return np.full(shape, self._draw_one(rng), dtype=np.int64)
+        return self._sample_many(n, rng).reshape(shape)
+
+    def _sample_many(self, n: int, rng) -> np.ndarray:
+        """``n`` draws, vectorised over the pending draws of each round."""
         out = np.empty(n, dtype=np.int64)
         pending = np.arange(n)
         pw = self.proposal.words
@@ -438,7 +456,7 @@ class _Rejection:
                 accept[i] = self._resolve(int(y[i]), int(u[pw, i]), rng)
             out[pending[accept]] = y[accept] + self.shift
             pending = pending[~accept]
-        return out.reshape(shape)
+        return out
 
 
 class GaussianRejectionSampler(_Rejection):
@@ -596,12 +614,6 @@ class LogConcaveRejectionSampler(_Rejection):
 
     def _arb_acceptance(self, y: int) -> arb:
         return self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
-
-    def sample(self, size, rng):
-        shape, n = _count(size)
-        if n != 1:
-            return super().sample(size, rng)
-        return np.full(shape, self._draw_one(rng), dtype=np.int64)
 
     def _draw_one(self, rng) -> int:
         """One draw in scalar arithmetic: the same words in the same order, the same float

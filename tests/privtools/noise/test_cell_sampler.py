@@ -130,7 +130,7 @@ def test_cell_sampler_needs_r_at_most_one():
 
 def test_single_draws_take_the_scalar_path_with_the_same_words_and_values(sampler):
     singles = [int(sampler.sample(None, np.random.default_rng(i))) for i in range(200)]
-    batch = [int(sampler.sample(1, np.random.default_rng(i))[0]) for i in range(200)]
+    batch = [int(sampler._sample_many(1, np.random.default_rng(i))[0]) for i in range(200)]
     assert singles == batch            # scalar loop == the vectorised loop on one element
     t = sampler.proposal.table
     u = np.random.default_rng(1).integers(0, 2**63, 500, dtype=np.uint64) * np.uint64(2)
