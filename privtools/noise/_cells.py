@@ -46,7 +46,7 @@ from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
 from privtools.errors import CertificationError, ParameterError
 
-from ._fixed import _PREC, AliasTable, _count, _Rejection, _tail_fraction
+from ._fixed import _PREC, AliasTable, _count, _Rejection, _tail_fraction, float_bracket
 from ._special import log_gamma_ratio, log_gamma_ratio_one
 
 __all__ = ["PolyaCellSampler", "PolyaDifferenceCellSampler", "CELL_TAIL"]
@@ -106,7 +106,7 @@ class PolyaCellSampler(_Rejection):
         starts, widths = _cells(b, K)
         self.K = int(starts[-1] + (1 << int(widths[-1])))
         with _arb.precision(_PREC):
-            p_start = self._arb_pmf_at(starts)
+            p_start = [law._arb_pmf(int(k)) for k in starts]
             u = [p * (1 << int(w)) for p, w in zip(p_start, widths)]
             total = sum(u, arb(0))
             # rounded up, so that no small cell's ratio u_c 2^64/W_c exceeds Σ u; the
@@ -129,9 +129,6 @@ class PolyaCellSampler(_Rejection):
         self.proposal = _Cells(starts, widths, W)
         self.round_words = self.proposal.words + 1
         self.points = len(W)
-
-    def _arb_pmf_at(self, ks: np.ndarray) -> list[arb]:
-        return [self.law._arb_pmf(int(k)) for k in ks]
 
     def _support_end(self, b: float) -> tuple[int, Fraction]:
         """``K`` with certified ``P(X >= K) <= CELL_TAIL`` (float search, then Arb)."""
@@ -165,12 +162,7 @@ class PolyaCellSampler(_Rejection):
         start = self.proposal.starts[c]
         log_a = (self._log_f[c] + (y - start).astype(float) * self._log_beta
                  + log_gamma_ratio(y, self._r) - self._lgr_start[c])
-        a = np.exp(np.minimum(log_a, 0.0))
-        t_lo = np.floor(a * (1 - self.margin) * 2.0**64)
-        t_hi = np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64)
-        uf = u.astype(float)
-        accept = (uf + 4096.0) <= t_lo
-        return accept, ~accept & ((uf - 4096.0) < t_hi)
+        return float_bracket(log_a, u, self.margin)
 
     def _draw_one(self, rng) -> int:
         """One draw in scalar arithmetic: the same words, the same float comparisons as
@@ -184,13 +176,8 @@ class PolyaCellSampler(_Rejection):
             k = start + ((u1 >> 1) >> (63 - widths[c]))
             log_a = (log_f[c] + float(k - start) * self._log_beta
                      + log_gamma_ratio_one(k, self._r) - lgr_start[c])
-            a = math.exp(min(log_a, 0.0))
-            t_lo = math.floor(a * (1 - margin) * 2.0**64)
-            t_hi = math.ceil(min(a * (1 + margin), 1.0) * 2.0**64)
-            uf = float(u2)
-            if uf + 4096.0 <= t_lo:
-                return k
-            if uf - 4096.0 < t_hi and self._resolve(k, u2, rng):
+            accept, undecided = float_bracket(log_a, np.uint64(u2), margin)
+            if accept or (undecided and self._resolve(k, u2, rng)):
                 return k
 
     def _arb_acceptance(self, y: int) -> arb:

@@ -51,7 +51,7 @@ from privtools.errors import CertificationError, ParameterError
 from . import _kernel
 from ._weights import _exact_sum
 
-__all__ = ["AliasTable", "dyadic_weights", "TableSampler", "DigitGeometric",
+__all__ = ["AliasTable", "dyadic_weights", "float_bracket", "TableSampler", "DigitGeometric",
            "DigitLaplaceSampler", "GaussianRejectionSampler", "LogConcaveRejectionSampler",
            "DirectSampler", "floor_sqrt",
            "MAX_TABLE", "TAIL_MASS"]
@@ -141,15 +141,14 @@ class AliasTable:
         self._capacity = C
         self._shift = np.uint64(64 - self.m) if self.m else None
         self._mask = np.uint64(C - 1) if self.m else None
-        self._thr = thr if self.m else None
+        self._thr = thr
         self._alias = alias
-        self._thr_arr = thr
         self._abs = None
         self._lists = None
 
     @property
     def _thr_int(self) -> list[int]:
-        return [int(x) for x in self._thr_arr] if self.m else [self._capacity]
+        return [int(x) for x in self._thr] if self.m else [self._capacity]
 
     @property
     def _alias_int(self) -> list[int]:
@@ -169,7 +168,7 @@ class AliasTable:
         if not self.m:
             return self.lo
         if self._lists is None:
-            self._lists = (self._thr_arr.tolist(), self._alias.tolist())
+            self._lists = (self._thr.tolist(), self._alias.tolist())
         thr, alias = self._lists
         j = u >> (64 - self.m)
         return (j if (u & (self._capacity - 1)) < thr[j] else alias[j]) + self.lo
@@ -516,6 +515,19 @@ class GaussianRejectionSampler(_Rejection):
                 f"{self.round_words} words per round")
 
 
+def float_bracket(log_a, u, margin: float):
+    """(accepted, undecided) for uniform words ``u`` (uint64) against acceptance
+    probabilities ``e^{log_a}`` known in float to relative ``margin``: accepted when the
+    word lies below the bracket, undecided inside it; the float value of ``u`` is within
+    2^11 of ``u``, covered by comparing ``u ± 2^12``. Arrays or one value alike."""
+    a = np.exp(np.minimum(log_a, 0.0))
+    t_lo = np.floor(a * (1 - margin) * 2.0**64)
+    t_hi = np.ceil(np.minimum(a * (1 + margin), 1.0) * 2.0**64)
+    uf = np.asarray(u).astype(float)
+    accept = (uf + 4096.0) <= t_lo
+    return accept, ~accept & ((uf - 4096.0) < t_hi)
+
+
 def _lower_fraction(x: arb) -> Fraction:
     v = _arb.lower_mpf(x)
     return Fraction(math.floor(v * mpmath.mpf(2) ** 200), 2**200)
@@ -602,15 +614,10 @@ class LogConcaveRejectionSampler(_Rejection):
         return Fraction(math.ceil(up * (1 + mpmath.mpf(2) ** -40) * 2**40), 2**40)
 
     def _accept(self, y: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(accepted, undecided) against a float bracket of p(y)/(M q(y)); the float value
-        of ``u`` is within 2^11 of ``u``, covered by comparing ``u ± 2^12``."""
+        """(accepted, undecided) against a float bracket of p(y)/(M q(y))
+        (:func:`float_bracket`)."""
         lr = self.law._logpmf(y + self.c) - self._log_q(y) - self._log_m
-        a = np.exp(np.minimum(lr, 0.0))
-        t_lo = np.floor(a * (1 - self.margin) * 2.0**64)
-        t_hi = np.ceil(np.minimum(a * (1 + self.margin), 1.0) * 2.0**64)
-        uf = u.astype(float)
-        accept = (uf + 4096.0) <= t_lo
-        return accept, ~accept & ((uf - 4096.0) < t_hi)
+        return float_bracket(lr, u, self.margin)
 
     def _arb_acceptance(self, y: int) -> arb:
         return self.law._arb_pmf(self.c + y) / (self._arb_q(y) * _arb.to_arb(self.M))
@@ -625,13 +632,8 @@ class LogConcaveRejectionSampler(_Rejection):
             y = self.proposal.one(u[:pw])
             lr = (float(self.law._logpmf(np.array([y + self.c]))[0])
                   - (log_tanh - a_q * float(abs(y))) - self._log_m)
-            a = math.exp(min(lr, 0.0))
-            t_lo = math.floor(a * (1 - self.margin) * 2.0**64)
-            t_hi = math.ceil(min(a * (1 + self.margin), 1.0) * 2.0**64)
-            uf = float(u[pw])
-            if uf + 4096.0 <= t_lo:
-                return y + self.shift
-            if uf - 4096.0 < t_hi and self._resolve(y, u[pw], rng):
+            accept, undecided = float_bracket(lr, np.uint64(u[pw]), self.margin)
+            if accept or (undecided and self._resolve(y, u[pw], rng)):
                 return y + self.shift
 
     def describe(self) -> str:

@@ -18,7 +18,6 @@ Numerics:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -45,7 +44,7 @@ def _log_ive(nu: np.ndarray, x: float) -> np.ndarray:
     nu·eta - x = nu²/(sqrt(nu² + x²) + x) - nu·asinh(nu/x)."""
     nu = np.asarray(nu)
     if nu.size == 1 and int(nu.flat[0]) >= _DEBYE_MIN_ORDER:   # one draw's acceptance
-        return np.full(nu.shape, _log_ive_debye(int(nu.flat[0]), x))
+        return np.full(nu.shape, _debye(float(nu.flat[0]), x))
     out = np.empty(nu.shape, dtype=float)
     small = nu < _DEBYE_MIN_ORDER
     if small.any():
@@ -53,26 +52,14 @@ def _log_ive(nu: np.ndarray, x: float) -> np.ndarray:
             out[small] = np.log(sc.ive(nu[small].astype(float), x))
     big = ~small
     if big.any():
-        v = nu[big].astype(float)
-        root = np.sqrt(v * v + x * x)
-        t = v / root  # t = 1/sqrt(1 + z²), z = x/nu
-        t2 = t * t
-        u1 = t * (3 - 5 * t2) / 24
-        u2 = t2 * (81 - 462 * t2 + 385 * t2**2) / 1152
-        u3 = t * t2 * (30375 - 369603 * t2 + 765765 * t2**2 - 425425 * t2**3) / 414720
-        u4 = t2 * t2 * (4465125 - 94121676 * t2 + 349922430 * t2**2 - 446185740 * t2**3
-                        + 185910725 * t2**4) / 39813120
-        series = 1 + u1 / v + u2 / v**2 + u3 / v**3 + u4 / v**4
-        lead = v * v / (root + x) - v * np.arcsinh(v / x)
-        out[big] = lead - 0.5 * np.log(2 * np.pi * v) + 0.5 * np.log(t) + np.log(series)
+        out[big] = _debye(nu[big].astype(float), x)
     return out
 
 
-def _log_ive_debye(nu: int, x: float) -> float:
-    """:func:`_log_ive` at one order ``nu >= 300`` in scalar arithmetic (the same terms)."""
-    v = float(nu)
-    root = math.sqrt(v * v + x * x)
-    t = v / root
+def _debye(v, x: float):
+    """The Debye branch of :func:`_log_ive` at orders ``v >= 300`` (an array or one float)."""
+    root = np.sqrt(v * v + x * x)
+    t = v / root  # t = 1/sqrt(1 + z²), z = x/nu
     t2 = t * t
     u1 = t * (3 - 5 * t2) / 24
     u2 = t2 * (81 - 462 * t2 + 385 * t2**2) / 1152
@@ -80,8 +67,8 @@ def _log_ive_debye(nu: int, x: float) -> float:
     u4 = t2 * t2 * (4465125 - 94121676 * t2 + 349922430 * t2**2 - 446185740 * t2**3
                     + 185910725 * t2**4) / 39813120
     series = 1 + u1 / v + u2 / v**2 + u3 / v**3 + u4 / v**4
-    lead = v * v / (root + x) - v * math.asinh(v / x)
-    return lead - 0.5 * math.log(2 * math.pi * v) + 0.5 * math.log(t) + math.log(series)
+    lead = v * v / (root + x) - v * np.arcsinh(v / x)
+    return lead - 0.5 * np.log(2 * np.pi * v) + 0.5 * np.log(t) + np.log(series)
 
 
 @dataclass(frozen=True, init=False)
