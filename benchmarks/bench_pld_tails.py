@@ -35,7 +35,8 @@ def main() -> int:
     worst = 1.0
     for name, event, k in CASES:
         t0 = time.perf_counter()
-        acc = A.PldAccountant().compose(event, k)
+        acc = A.PldAccountant(neighbouring=A.required_relation(event) or "replace-one"
+                              ).compose(event, k)
         for d in DELTAS:
             eps = acc.epsilon(d).epsilon
             lo, hi = ends(acc.delta(Fraction(eps)).interval)

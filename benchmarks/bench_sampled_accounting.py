@@ -43,6 +43,7 @@ from privtools.accounting import (
     PoissonSampledEvent,
     PureDPEvent,
     SampledWithoutReplacementEvent,
+    required_relation,
 )
 from privtools.certified.intervals import ends
 
@@ -203,7 +204,10 @@ def _ours(max_points: int) -> Library:
     def build(s: Setting):
         # lazy: the first question builds what it needs (a Gaussian-only ledger is
         # answered in closed form, without a grid); the setting's time includes it
-        return PldAccountant(max_points=max_points).compose(s.event(), count=s.k)
+        event = s.event()
+        relation = required_relation(event) or "replace-one"
+        return PldAccountant(max_points=max_points, neighbouring=relation).compose(
+            event, count=s.k)
 
     def ask(acc, query, ref):
         kind, x = query

@@ -31,7 +31,7 @@ precision guarded against the cancellations involved and returned as floats roun
 
 from ._numeric import DEFAULT_ORDERS, INTEGER_ORDERS
 from .accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
-from .base import Accountant
+from .base import Accountant, required_relation
 from .calibration import calibrate
 from .composition import (
     ApproxDP,
@@ -138,6 +138,7 @@ __all__ = [
     "gaussian_delta",
     "gaussian_epsilon",
     "Accountant",
+    "required_relation",
     "RdpAccountant",
     "PldAccountant",
     "PldEpsilon",

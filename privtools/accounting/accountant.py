@@ -31,6 +31,7 @@ import mpmath
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.exact.divergence import gaussian_sum_renyi, renyi_shift
+from privtools.neighbours import REPLACE_ONE
 from privtools.noise import Skellam
 from privtools.validation import check_order
 
@@ -213,7 +214,10 @@ class RdpAccountant(Accountant):
     """Rényi-DP accountant over the events of ``privtools.accounting.events``.
 
     ``orders``: the orders at which :meth:`epsilon` / :meth:`delta` take their infimum
-    (default ``DEFAULT_ORDERS``). Events are recorded, not evaluated, at
+    (default ``DEFAULT_ORDERS``); ``neighbouring``: the relation its guarantees are stated
+    for (``"replace-one"``, the default, or ``"add-remove"``: see
+    :class:`~privtools.accounting.Accountant`; every event it reads holds under either
+    relation for a sensitivity stated for it). Events are recorded, not evaluated, at
     :meth:`compose`; every query interprets the ledger afresh (curves are cheap, the
     expensive parts — Lemma 4's ξ, exact divergences — are cached).
 
@@ -224,10 +228,9 @@ class RdpAccountant(Accountant):
     """
 
     supported_events = _RDP_EVENTS
-    neighbouring = "replace-one"
 
-    def __init__(self, orders=None):
-        super().__init__()
+    def __init__(self, orders=None, *, neighbouring: str = REPLACE_ONE):
+        super().__init__(neighbouring=neighbouring)
         self._orders = _check_orders(orders)
         self._ledger = self._events         # the (event, count) pairs (one list)
 
@@ -274,4 +277,4 @@ class RdpAccountant(Accountant):
         return rdp_to_delta(self.curve(), epsilon, orders=orders, method=method)
 
     def __repr__(self) -> str:
-        return f"RdpAccountant({len(self._ledger)} events)"
+        return f"RdpAccountant({len(self._ledger)} events, {self.neighbouring})"

@@ -8,13 +8,26 @@ questions in the same shapes::
     acc.events                     # ((event, count), ...) in the order composed
     acc.epsilon(delta)             # ε(δ) of everything composed (an upper bound)
     acc.delta(epsilon)             # δ(ε) of everything composed (an upper bound)
-    type(acc).neighbouring         # the neighbouring relation the guarantees are for
+    acc.neighbouring               # the neighbouring relation the guarantees are for
+                                   # (built with it: Accountant(neighbouring="add-remove"))
 
 Which events an accountant interprets is declared once, as data: the tuple
 ``supported_events`` of atomic event types. The composites (``ComposedEvent``,
 ``RepeatedEvent``) are supported iff every part is. :meth:`Accountant.compose` checks the
 event against it before any work and raises :class:`~privtools.errors.UnsupportedEventError`
 naming the event, the accountant and what it supports.
+
+The neighbouring relation is a value each accountant is built with (``neighbouring=``,
+``"replace-one"`` by default; the anchor is dp_accounting's ``NeighboringRelation``) and
+checks per event: an atomic event whose analysis holds under one relation only (it carries
+a ``neighbouring`` field: ``PoissonSampledEvent`` and ``RandomAllocationEvent`` add/remove,
+``SampledWithoutReplacementEvent`` and ``ShuffledEvent`` replace-one) is refused by
+:meth:`Accountant.compose` under the other, naming the accountant that composes it. Every
+other event (noise on a query, an ε-DP / (ε, δ)-DP / ρ-zCDP guarantee, a pair of laws)
+holds under whichever relation its sensitivity or guarantee is stated for, so it is read as
+stated for the accountant's relation. No ε therefore carries a relation its events do not
+share: a ledger mixing an add/remove-only event with a replace-one-only event cannot be
+built.
 """
 
 from __future__ import annotations
@@ -22,12 +35,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from privtools.errors import ParameterError, UnsupportedEventError
-from privtools.neighbours import REPLACE_ONE
+from privtools.neighbours import ADD_REMOVE, REPLACE_ONE
 from privtools.validation import check_int
 
 from .events import ComposedEvent, DpEvent, RepeatedEvent
 
-__all__ = ["Accountant"]
+__all__ = ["Accountant", "ACCOUNTANT_RELATIONS", "event_relation", "required_relation"]
+
+#: The relations an accountant may be built with (dp_accounting's ``NeighboringRelation``:
+#: ``ADD_OR_REMOVE_ONE`` and ``REPLACE_ONE``).
+ACCOUNTANT_RELATIONS = (ADD_REMOVE, REPLACE_ONE)
 
 
 def _parts(event: DpEvent):
@@ -41,29 +58,87 @@ def _parts(event: DpEvent):
         yield event
 
 
+def event_relation(event: DpEvent) -> str | None:
+    """The one relation an atomic event's analysis holds under (its ``neighbouring`` field:
+    sampled, allocated and shuffled releases), or None when it holds under either relation
+    for a sensitivity or guarantee stated for that relation."""
+    rel = getattr(event, "neighbouring", None)
+    return rel if isinstance(rel, str) else None
+
+
+def required_relation(event: DpEvent) -> str | None:
+    """The one relation every part of ``event`` (composites unfolded) holds under: the
+    relation an accountant composing it must be built with; None when every part holds
+    under either. A ParameterError when two parts need different relations (no accountant
+    may compose them into one ε)."""
+    rels = sorted({r for r in map(event_relation, _parts(event)) if r is not None})
+    if len(rels) > 1:
+        raise ParameterError(f"event mixes parts accounted under {rels[0]!r} and {rels[1]!r}: "
+                             "no ε holds for both relations; account them separately")
+    return rels[0] if rels else None
+
+
+def check_relation(value) -> str:
+    """``value`` when it is one of :data:`ACCOUNTANT_RELATIONS`, else a ParameterError."""
+    if not isinstance(value, str) or value not in ACCOUNTANT_RELATIONS:
+        raise ParameterError(f"neighbouring must be {ADD_REMOVE!r} or {REPLACE_ONE!r}, got "
+                             f"{value!r}")
+    return value
+
+
+#: The sampling that holds under the other relation, named in the refusal.
+_ALTERNATIVE = {
+    ("PoissonSampledEvent", REPLACE_ONE): ", or sample fixed-size batches "
+    "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
+    ("RandomAllocationEvent", REPLACE_ONE): ", or sample fixed-size batches "
+    "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
+    ("SampledWithoutReplacementEvent", ADD_REMOVE): ", or sample with PoissonSampledEvent "
+    "(add-remove) for an add-remove ε",
+}
+
+
+class _Relation:
+    """``neighbouring``: on an accountant, the relation it was built with (read-only); on
+    the class, the default (``"replace-one"``)."""
+
+    def __get__(self, obj, owner=None) -> str:
+        return REPLACE_ONE if obj is None else obj._neighbouring
+
+    def __set__(self, obj, value) -> None:
+        raise AttributeError("neighbouring is fixed when the accountant is built: "
+                             f"{type(obj).__name__}(neighbouring=...)")
+
+
 class Accountant(ABC):
     """Base class of the accountants: one contract, one ledger shape.
 
     Subclasses declare ``supported_events`` (the atomic :class:`~privtools.accounting.DpEvent`
     types they interpret) and implement :meth:`_record`, :meth:`epsilon` and :meth:`delta`.
 
-    ``neighbouring`` names the neighbouring relation the guarantees are stated for. An
-    accountant does not choose it: it compares the output laws on two datasets whose query
-    differs by the event's ``sensitivity`` (or the two laws of a ``PmfPairEvent``, or an
-    ε-DP / ρ-zCDP guarantee as given), so its answer holds for the relation under which each
-    event's sensitivity or guarantee is stated. In paper 000 (§2, Preliminaries) that relation
-    is *replace-one*: datasets in 𝒟ⁿ differing in one user's reward (Δ = g after encoding). An
-    event stated under add-remove gives an add-remove guarantee instead; accountants never
-    convert between relations.
+    ``neighbouring`` (``"replace-one"`` or ``"add-remove"``, keyword of the constructor;
+    default ``"replace-one"``) is the neighbouring relation the guarantees are stated for,
+    and ``acc.neighbouring`` reads it back. The accountant compares the output laws on two
+    datasets whose query differs by the event's ``sensitivity`` (or the two laws of a
+    ``PmfPairEvent``, or an ε-DP / ρ-zCDP guarantee as given), so a plain event's answer holds
+    for the relation under which its sensitivity or guarantee is stated — the caller states
+    it for the accountant's relation. In paper 000 (§2, Preliminaries) that relation is
+    *replace-one*: datasets in 𝒟ⁿ differing in one user's reward (Δ = g after encoding).
+    Events whose analysis holds under one relation only (:func:`event_relation`: Poisson
+    subsampling and random allocation add/remove, sampling without replacement and
+    shuffling replace-one) are refused under the other with
+    :class:`~privtools.errors.UnsupportedEventError` (a ParameterError) naming the sound
+    alternative; accountants never convert between relations.
     """
 
     #: The atomic event types this accountant interprets (composites: iff every part is).
     supported_events: tuple[type[DpEvent], ...] = ()
 
-    #: The neighbouring relation the guarantees are stated for (see the class docstring).
-    neighbouring: str = REPLACE_ONE
+    #: The neighbouring relation the guarantees are stated for (see the class docstring):
+    #: the instance's own; read on the class, the default ``"replace-one"``.
+    neighbouring = _Relation()
 
-    def __init__(self) -> None:
+    def __init__(self, *, neighbouring: str = REPLACE_ONE) -> None:
+        self._neighbouring = check_relation(neighbouring)
         self._events: list[tuple[DpEvent, int]] = []
 
     # ------------------------------------------------------------------ describe
@@ -71,16 +146,32 @@ class Accountant(ABC):
         """True iff :meth:`compose` accepts ``event``: a :class:`~privtools.accounting.DpEvent`
         each of whose atomic parts (all parts of a ``ComposedEvent`` or ``RepeatedEvent``,
         whatever their counts) is an instance of one of ``supported_events``. Cheap: it
-        inspects types only."""
+        inspects types and, for events that hold under one relation only, that the relation
+        is the accountant's :attr:`neighbouring`."""
         if not isinstance(event, DpEvent):
             return False
-        return all(isinstance(e, self.supported_events) for e in _parts(event))
+        return all(isinstance(e, self.supported_events) and self._relation_ok(e)
+                   for e in _parts(event))
+
+    def _relation_ok(self, event: DpEvent) -> bool:
+        rel = event_relation(event)
+        return rel is None or rel == self.neighbouring
 
     def _unsupported(self, event: DpEvent) -> UnsupportedEventError:
-        bad = next(e for e in _parts(event) if not isinstance(e, self.supported_events))
+        bad = next(e for e in _parts(event)
+                   if not (isinstance(e, self.supported_events) and self._relation_ok(e)))
         name = type(bad).__name__
         within = "" if bad is event else f" (inside {type(event).__name__})"
         supported = tuple(t.__name__ for t in self.supported_events)
+        if isinstance(bad, self.supported_events):          # the relation differs
+            rel, acc = event_relation(bad), type(self).__name__
+            return UnsupportedEventError(
+                f"{name}{within} is accounted under {rel!r} (neighbouring={rel!r}), but this "
+                f"{acc} certifies {self.neighbouring!r}: its ε would carry a relation the "
+                f"event does not hold under. Compose it in {acc}(neighbouring={rel!r})"
+                f"{_ALTERNATIVE.get((name, self.neighbouring), '')}; one accountant never "
+                "mixes relations",
+                event=name, accountant=acc, supported=supported)
         return UnsupportedEventError(
             f"{type(self).__name__} cannot interpret {name}{within}; it supports "
             f"{', '.join(supported)}, and ComposedEvent / RepeatedEvent of those"

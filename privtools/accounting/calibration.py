@@ -24,8 +24,9 @@ from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
 from privtools.validation import check_int, to_fraction
 
+from .base import _parts, check_relation, required_relation
 from .events import DpEvent
-from .pld_accountant import MAX_POINTS, PldAccountant
+from .pld_accountant import MAX_POINTS, PldAccountant, _check_limits
 
 __all__ = ["calibrate", "LEVELS"]
 
@@ -33,15 +34,32 @@ __all__ = ["calibrate", "LEVELS"]
 LEVELS = (2**12, 2**14, 2**16, MAX_POINTS)
 
 
-def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels) -> bool:
-    """True iff ε(δ) at ``s`` is certified <= eps; False if certified > eps or undecided."""
+def _relation(event: DpEvent, neighbouring) -> str:
+    """The accountant's relation: ``neighbouring`` when given, else the one the event's
+    parts require (sampling, allocation, shuffling), else replace-one."""
+    if neighbouring is not None:
+        return check_relation(neighbouring)
+    return required_relation(event) or "replace-one"
+
+
+def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels,
+            neighbouring=None) -> bool:
+    """True iff ε(δ) at ``s`` is certified <= eps; False if certified > eps or undecided
+    (a value beyond the accountant's limits is never certified)."""
     event = make(s)
     if not isinstance(event, DpEvent):
         raise ParameterError(f"make must return a DpEvent, got {type(event).__name__} for "
                              f"s = {s!r}")
+    try:
+        for part in _parts(event):
+            _check_limits(part)
+    except ParameterError:
+        return False
+    relation = _relation(event, neighbouring)
     eps_lo, eps_hi = _intervals.fraction_bounds(eps, 128)
     for points in levels:
-        r = PldAccountant(max_points=points).compose(event, count).epsilon(delta)
+        acc = PldAccountant(max_points=points, neighbouring=relation)
+        r = acc.compose(event, count).epsilon(delta)
         lo, hi = _intervals.ends(r.interval)
         if hi <= eps_lo:
             return True
@@ -52,13 +70,18 @@ def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels) -> bool
 
 def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delta,
               lo=None, hi=None, rtol: float = 1e-3, integer: bool = False,
-              levels=LEVELS):
+              levels=LEVELS, neighbouring=None):
     """The smallest noise parameter ``s`` (to within ``rtol``) at which ``count`` adaptive
     runs of ``make(s)`` are certified (ε, δ)-DP by :class:`PldAccountant`.
 
     ``lo``/``hi``: an optional starting bracket (found by doubling otherwise);
     ``integer=True`` searches integers (a discrete law's parameter, a number of shares)
-    and returns the smallest certified one exactly. The value returned is a float that is
+    and returns the smallest certified one exactly. ``neighbouring``: the accountant's
+    relation (default: the one the event's sampling requires — add-remove for Poisson
+    sampling and random allocation, replace-one for fixed-size batches and shuffling —
+    else replace-one); a value whose event is beyond the accountant's work limits
+    (:data:`~privtools.accounting.pld_accountant.LOSS_LIMIT`, …) is never certified. The
+    value returned is a float that is
     exactly the dyadic rational that was certified (``make(s)`` rebuilds the same event).
     Raises :class:`~privtools.errors.ParameterError` on bad targets, and when no value up
     to 2⁶⁰ reaches the target.
@@ -75,6 +98,8 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
     if not (isinstance(rtol, (int, float)) and 0 < rtol < 1):
         raise ParameterError(f"rtol must be in (0, 1), got {rtol!r}")
     levels = tuple(check_int("levels", p, minimum=16) for p in levels)
+    if neighbouring is not None:
+        check_relation(neighbouring)
     if not levels:
         raise ParameterError("levels must name at least one grid size")
 
@@ -82,7 +107,7 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
         return int(x) if integer else float(x)
 
     def ok(x: Fraction) -> bool:
-        return _decide(make, value(x), count, eps, dq, levels)
+        return _decide(make, value(x), count, eps, dq, levels, neighbouring)
 
     def snap(x: Fraction) -> Fraction:
         if integer:

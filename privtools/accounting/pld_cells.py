@@ -97,6 +97,12 @@ def loss_moments(pairs) -> tuple[float, float, float, float] | None:
     for p, q in pairs:
         pf, qf = float(p.mid()), float(q.mid())
         if pf <= 0 or qf <= 0:
+            # a mass below float's range (e^-1000) is still a point of the loss's range
+            pm, qm = p.mid(), q.mid()
+            if pf <= 0 or not qm > 0:
+                continue
+            ell = float((pm / qm).log())
+            lo, hi = min(lo, ell), max(hi, ell)
             continue
         ell = math.log(pf) - math.log(qf)
         tot += pf

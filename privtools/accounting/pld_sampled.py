@@ -71,8 +71,14 @@ class _Mixed(Release):
         width = max(abs(lo), abs(hi), 1e-9)
         c = self.cells(_default_step(-width, width, _PLAN_POINTS), DEFAULT_PREC)
         f, r = c.moments(), c.reversed().moments()
-        # planning reads the spread and the width: the larger of the two directions'
-        return f[0], max(f[1], r[1]), f[2], f[2] + max(f[3] - f[2], r[3] - r[2])
+        # planning reads the spread and the width: the larger of the two directions'. The
+        # width reaches down to the floor log(1 − γ) (the loss where P = 0), where the cells
+        # of the lowest tail start: a grid step planned on the bulk alone may put an
+        # unbounded number of points between the floor and the bulk
+        # (taken when the gap is wider than the bulk itself; else the bulk's planning stands)
+        floor = math.log1p(-float(self.rate)) if self.rate < 1 else f[2]
+        lo = floor if f[2] - floor > f[3] - f[2] else f[2]
+        return f[0], max(f[1], r[1]), lo, f[2] + max(f[3] - f[2], r[3] - r[2])
 
 
 def _gaussian_mixture(mu: Fraction, rate: Fraction, step: Fraction, prec: int) -> Cells:

@@ -5,6 +5,13 @@ its relatives), or the smallest certified σ for a target — the PLD accountant
     privtools account --q 0.01 --steps 10000 --delta 1e-5 --epsilon 3      # calibrate σ
     privtools account --sigma 1 --batch 256 --population 60000 --steps 2000 --delta 1e-5
     privtools account --sigma 1 --allocation 1000 --steps 10000 --delta 1e-5  # balls in bins
+
+Poisson sampling and random allocation are accounted under add/remove, fixed-size batches
+and unsampled runs under replace-one (``PldAccountant(neighbouring=...)``; the output's
+"neighbouring" row). Every input is checked against the accountant's stated work limits
+(``privtools.accounting.pld_accountant``: LOSS_LIMIT, LOSS_FLOOR, RATE_FLOOR) and the house's
+ε and δ limits (:mod:`privtools.limits`) before any work: beyond them, one line ``error:
+...`` naming the option, exit 2.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from privtools import limits
 from privtools.errors import ParameterError
 
 from . import checks
@@ -60,6 +68,7 @@ def account(
     dq = checks.number("delta", delta, positive=True)
     if not dq < 1:
         raise ParameterError(f"--delta must be in (0, 1), got {delta}")
+    checks.within("delta", dq, limits.DELTA)          # the house's table (privtools.limits)
     sens = checks.number("sensitivity", sensitivity, positive=True)
     schemes = [name for name, v in (("--q", q), ("--batch", batch),
                                      ("--allocation", allocation)) if v is not None]
@@ -81,7 +90,8 @@ def account(
     if batch is not None:
         checks.int_range("population", population, 1, 10**12)
         checks.int_range("batch", batch, 1, population)
-    eq = None if epsilon is None else checks.number("epsilon", epsilon, positive=True)
+    eq = None if epsilon is None else checks.within(
+        "epsilon", checks.number("epsilon", epsilon, positive=True), limits.EPSILON)
     if sigma is None and eq is None:
         raise ParameterError("give --sigma (account a run) or --epsilon (calibrate σ)")
     s_val = None if sigma is None else checks.number("sigma", sigma, positive=True)
@@ -106,10 +116,17 @@ def account(
                  "batch": batch, "population": population, "allocation": allocation,
                  "steps": steps,
                  "sensitivity": str(sens), "delta": float(dq)}
-    if s_val is None:
-        s_val = calibrate(make, count=count, epsilon=eq, delta=dq)
-        out["calibrated_sigma"] = s_val
-    acc = PldAccountant().compose(make(s_val), count)
+    # the relation each sampling scheme is accounted under (Poisson and random allocation:
+    # add/remove; fixed-size batches and no sampling: replace-one)
+    relation = "add-remove" if rate is not None or allocation is not None else "replace-one"
+    out["neighbouring"] = relation
+    with checks.naming():
+        if s_val is None:
+            s_val = calibrate(make, count=count, epsilon=eq, delta=dq, neighbouring=relation)
+            out["calibrated_sigma"] = s_val
+        # every limit of the accountant (privtools.accounting.pld_accountant: LOSS_LIMIT,
+        # LOSS_FLOOR, RATE_FLOOR) is checked here, before any work
+        acc = PldAccountant(neighbouring=relation).compose(make(s_val), count)
     r = acc.epsilon(dq)
     lo, hi = ends(r.interval)
     out.update(sigma=str(s_val), epsilon=r.epsilon, epsilon_interval=[float(lo), float(hi)],
@@ -130,6 +147,7 @@ def account(
     rows = [("sampling", sampling + (f", q = {rate}" if rate is not None else "")
              + (f", {batch} of {population}" if batch is not None else "")
              + (f", one of every {allocation} steps" if allocation is not None else "")),
+            ("neighbouring", relation),
             ("steps", f"{steps:,}"), ("σ", str(s_val)
                                       + (" (calibrated)" if "calibrated_sigma" in out else "")),
             (f"ε(δ = {float(dq):.3g})", f"{r.epsilon:.8g} (certified upper end)"),

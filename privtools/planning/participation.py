@@ -78,9 +78,14 @@ def per_user_epsilon(params: TheoremParams, participations, delta,
     (an int k, or a profile ``((multiplicity, count), ...)``: ``count`` batches in which the
     user is counted ``multiplicity`` times). ``rate``: each of those batches samples its
     clients independently with this probability (Poisson client sampling, add/remove): each
-    batch is then a :class:`~privtools.accounting.PoissonSampledEvent` of its view."""
-    acc = PldAccountant() if max_points is None else PldAccountant(max_points=max_points)
+    batch is then a :class:`~privtools.accounting.PoissonSampledEvent` of its view, and the
+    ε is stated for add/remove (``PldAccountant(neighbouring="add-remove")``)."""
     q = None if rate is None else check_positive_fraction("rate", rate, upper=1)
+    # Poisson client sampling is accounted under add/remove (so is every batch of the run:
+    # a user's contribution is at most g either way); without it, replace-one (paper 000)
+    relation = "replace-one" if q is None else "add-remove"
+    acc = (PldAccountant(neighbouring=relation) if max_points is None
+           else PldAccountant(max_points=max_points, neighbouring=relation))
     for j, c in _profile(participations):
         if c:
             ev = batch_event(params, j)

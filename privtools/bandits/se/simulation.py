@@ -213,7 +213,8 @@ def _sampled_view_epsilon(spec: PolicySpec, horizon: int) -> Fraction:
     scale = 2**CALIBRATION_STEPS
 
     def certified(j: int, points) -> bool:
-        acc = PldAccountant() if points is None else PldAccountant(max_points=points)
+        acc = (PldAccountant(neighbouring="add-remove") if points is None
+               else PldAccountant(max_points=points, neighbouring="add-remove"))
         for n in sizes:
             pl = _cached_plan(items, eps * j / scale, n, horizon)
             acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), q))
@@ -241,7 +242,7 @@ def _run_certificate(rate: Fraction, delta: Fraction, plans: tuple):
     from ...accounting import PldAccountant, PoissonSampledEvent
     from ...planning import batch_event, plan_view
 
-    acc = PldAccountant()
+    acc = PldAccountant(neighbouring="add-remove")     # Poisson client sampling
     for pl in plans:
         acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), rate))
     return acc.epsilon(delta).interval

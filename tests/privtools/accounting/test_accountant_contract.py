@@ -102,7 +102,10 @@ def _expected(acc_type, event) -> bool:
         return all(_expected(acc_type, e) for e in event.events)
     if isinstance(event, A.RepeatedEvent):
         return _expected(acc_type, event.event)
-    return type(event).__name__ in EXPECTED_SUPPORT[acc_type]
+    # built with the default relation, replace-one: add/remove-only events are refused
+    relation = getattr(event, "neighbouring", None)
+    return type(event).__name__ in EXPECTED_SUPPORT[acc_type] and \
+        relation in (None, "replace-one")
 
 
 def _eps_bracket(result) -> tuple[float, float]:

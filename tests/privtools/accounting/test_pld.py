@@ -221,9 +221,10 @@ def test_bad_input_is_refused_naming_the_parameter():
     with pytest.raises(ParameterError, match="ZCDPEvent"):
         PldAccountant().compose(ZCDPEvent(Fraction(1, 2)))
     acc = PldAccountant().compose(PureDPEvent(Fraction(1)))
-    for bad in (0, -1, 2, float("nan")):
+    for bad in (-1, 2, float("nan")):     # (δ = 0: the pure ε, test_relation_and_limits.py)
         with pytest.raises(ParameterError, match="delta"):
             acc.epsilon(bad)
+    assert acc.epsilon(0).epsilon == 1.0
     with pytest.raises(ParameterError, match="epsilon"):
         acc.delta(-0.5)
     with pytest.raises(ParameterError, match="count"):

@@ -45,7 +45,7 @@ def _two_step_delta(sigma, eps) -> mpmath.mpf:
 
 @pytest.fixture(scope="module")
 def two_steps():
-    return A.PldAccountant().compose(
+    return A.PldAccountant(neighbouring="add-remove").compose(
         A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=2))
 
 
@@ -59,7 +59,8 @@ def test_two_steps_contain_the_quadrature(two_steps, eps):
 
 
 def test_one_step_is_the_gaussian():
-    ra = A.PldAccountant().compose(A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=1))
+    ra = A.PldAccountant(neighbouring="add-remove").compose(
+        A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=1))
     g = A.PldAccountant().compose(A.GaussianEvent(sigma=2))
     assert ra.epsilon(1e-6).interval == g.epsilon(1e-6).interval
 
@@ -68,9 +69,10 @@ def test_more_steps_amplify_and_the_interval_is_narrow():
     """t = 10: below the Gaussian's own ε and below Poisson sampling at q = 1/t over the
     same steps (whose upper end is certified too), with a narrow interval."""
     g = A.GaussianEvent(sigma=1)
-    ra = A.PldAccountant().compose(A.RandomAllocationEvent(g, steps=10)).epsilon(1e-5)
+    ra = A.PldAccountant(neighbouring="add-remove").compose(
+        A.RandomAllocationEvent(g, steps=10)).epsilon(1e-5)
     alone = A.PldAccountant().compose(g).epsilon(1e-5)
-    poisson = A.PldAccountant(max_points=2**14).compose(
+    poisson = A.PldAccountant(max_points=2**14, neighbouring="add-remove").compose(
         A.PoissonSampledEvent(g, Fraction(1, 10)), 10).epsilon(1e-5)
     assert ra.epsilon < ends(poisson.interval)[0] < alone.epsilon
     assert ra.relative_width <= 1e-4
@@ -82,4 +84,4 @@ def test_more_steps_amplify_and_the_interval_is_narrow():
 ], ids=["laplace", "two-allocations"])
 def test_what_is_not_read_is_refused_with_the_sound_fallback(event):
     with pytest.raises(UnsupportedEventError, match="composed `allocations` times"):
-        A.PldAccountant().compose(event)
+        A.PldAccountant(neighbouring="add-remove").compose(event)

@@ -49,7 +49,8 @@ def test_halving_the_step_quarters_the_width():
     ev = A.PoissonSampledEvent(A.GaussianEvent(sigma=1), q=Fraction(1, 10))
     widths = []
     for h in (Fraction(1, 2**8), Fraction(1, 2**9)):
-        lo, hi = ends(A.PldAccountant(step=h).compose(ev, 100).epsilon(1e-6).interval)
+        acc = A.PldAccountant(step=h, neighbouring="add-remove")
+        lo, hi = ends(acc.compose(ev, 100).epsilon(1e-6).interval)
         widths.append(hi - lo)
     assert widths[1] <= widths[0] / 3
 

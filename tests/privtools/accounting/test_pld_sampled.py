@@ -25,9 +25,10 @@ def _eighty_digits():
 SLACK = mpmath.mpf(10) ** -60     # the oracle's own rounding (80 digits), relative
 
 
-def SMALL() -> A.PldAccountant:
-    """A coarse grid: containment holds at any grid, and enumeration checks need no width."""
-    return A.PldAccountant(max_points=2**12)
+def SMALL(neighbouring: str = "add-remove") -> A.PldAccountant:
+    """A coarse grid: containment holds at any grid, and enumeration checks need no width
+    (add/remove, Poisson sampling's relation, unless told)."""
+    return A.PldAccountant(max_points=2**12, neighbouring=neighbouring)
 
 
 def _m(x) -> mpmath.mpf:
@@ -83,7 +84,7 @@ def test_sampling_without_replacement_uses_the_mixture_at_batch_over_population(
 
     def d(e):
         return max(_delta_two_point(mix, q, k, e), _delta_two_point(q, mix, k, e))
-    acc = SMALL().compose(
+    acc = SMALL("replace-one").compose(
         A.SampledWithoutReplacementEvent(A.PureDPEvent(1), batch=10, population=100), k)
     lo, hi = ends(acc.epsilon(delta).interval)
     target = _m(delta)
@@ -131,7 +132,7 @@ def test_poisson_sampled_gaussian_contains_the_closed_form(sigma, rate, eps):
 def test_the_default_grid_brackets_the_subsampled_gaussian_narrowly():
     """Both ends second order in the step: at the default grid the bracket of δ(1/10) is
     within 10⁻⁴ relative of the closed form."""
-    acc = A.PldAccountant().compose(
+    acc = A.PldAccountant(neighbouring="add-remove").compose(
         A.PoissonSampledEvent(A.GaussianEvent(sigma=1), q=Fraction(1, 100)), 1)
     iv = acc.delta(Fraction(1, 10)).interval
     exact = _gaussian_sampled_delta(1, Fraction(1, 100), Fraction(1, 10))

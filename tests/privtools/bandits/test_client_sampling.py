@@ -34,7 +34,7 @@ def test_the_run_reports_its_certified_per_client_epsilon(run):
     lo, hi = ends(res.certified_epsilon)
     assert 0 < lo <= hi <= 1
     # the certificate is the composition of the sampled views of the released batches
-    acc = PldAccountant()
+    acc = PldAccountant(neighbouring="add-remove")
     for b in range(1, res.batches + 1):        # batch b has l(b) = base**b users per arm
         pl = batch_plan(spec, spec.base ** b, T)
         acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), Fraction(1, 20)))
@@ -52,7 +52,7 @@ def test_one_per_batch_epsilon_covers_every_batch_the_run_can_release(run):
     eb = sampled_view_epsilon(spec, T)
     assert {batch_plan(spec, spec.base ** b, T).epsilon_view for b in range(1, steps + 1)} \
         == {eb}
-    acc = PldAccountant()
+    acc = PldAccountant(neighbouring="add-remove")
     for b in range(1, steps + 1):
         pl = batch_plan(spec, spec.base ** b, T)
         acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), Fraction(1, 20)))

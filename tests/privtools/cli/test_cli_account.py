@@ -41,7 +41,8 @@ def test_random_allocation_composes_whole_epochs():
     from privtools.accounting import RandomAllocationEvent
 
     out = _json(["--sigma", "2", "--allocation", "5", "--steps", "10", "--delta", "1e-5"])
-    acc = PldAccountant().compose(RandomAllocationEvent(GaussianEvent(sigma=2), 5), 2)
+    acc = PldAccountant(neighbouring="add-remove").compose(
+        RandomAllocationEvent(GaussianEvent(sigma=2), 5), 2)
     assert out["epsilon"] == acc.epsilon(Fraction(1, 10**5)).epsilon
     assert out["sampling"] == "random allocation"
 
@@ -72,3 +73,21 @@ def test_bad_options_are_named_without_a_traceback(args, words):
     assert res.exit_code == 2
     assert words in res.output
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("args,relation", [
+    (["--sigma", "2", "--q", "0.1", "--steps", "5"], "add-remove"),
+    (["--sigma", "2", "--allocation", "5", "--steps", "10"], "add-remove"),
+    (["--sigma", "2", "--batch", "10", "--population", "100", "--steps", "5"], "replace-one"),
+    (["--sigma", "2", "--steps", "5"], "replace-one"),
+])
+def test_each_sampling_scheme_states_its_relation(args, relation):
+    out = _json([*args, "--delta", "1e-5"])
+    assert out["neighbouring"] == relation
+
+
+def test_a_huge_sigma_under_poisson_sampling_is_answered_not_a_memory_error():
+    """Issue 43: σ = 1e10 with --q 0.01 ended in MemoryError (exit 3); the grid now reaches
+    down to the sampled loss's floor log(1 − q), and ε(1e-5) is certified 0."""
+    out = _json(["--sigma", "1e10", "--q", "0.01", "--steps", "100", "--delta", "1e-5"])
+    assert out["epsilon"] == 0.0 and out["neighbouring"] == "add-remove"

@@ -301,6 +301,20 @@ NAMED = [  # the cases that led to this file
     (["noise", "laplace", "--scale", "8", "--frobnicate"], "--frobnicate"),
     (["plan", "--n", "16", "--horizon", "100"], "--epsilon"),
     (["frobnicate"], "frobnicate"),
+    # issue 43: privtools account ran without limits (memory without bound, MemoryError,
+    # OverflowError: exit 3) — each is refused before any work, naming the option
+    *[(["account", *a.split(), "--delta", "1e-5"], o) for a, o in [
+        ("--sigma 1e-3 --q 0.01 --steps 100", "--sigma"), ("--sigma 1e-300 --steps 1", "--sigma"),
+        ("--sigma 1e10 --q 1e-30 --steps 100", "--q"), ("--sigma 1 --q 1e-300 --steps 1", "--q"),
+        ("--sigma 1 --sensitivity 1e300 --steps 1", "--sensitivity"),
+        ("--sigma 1 --sensitivity 1e300 --q 0.01 --steps 1", "--sensitivity"),
+        ("--sigma 1e-300 --q 0.01 --steps 1", "--sigma"),
+        ("--sigma 1e300 --q 0.5 --steps 1", "--sigma"),
+        ("--sigma 1e-3 --allocation 10 --steps 100", "--sigma"),
+        ("--sigma 1e-3 --batch 10 --population 100 --steps 100", "--sigma"),
+        ("--sigma 1 --batch 1 --population 10 --sensitivity 1e-300 --steps 1", "--sensitivity"),
+        ("--steps 10 --epsilon 1e300", "--epsilon"), (f"--sigma 1 --steps {10**8}", "--steps")]],
+    (["account", "--sigma", "1", "--steps", "10", "--delta", "1e-300"], "--delta"),
 ]
 
 
@@ -413,6 +427,8 @@ PLAN_CDP = ["plan", "--privacy", "cdp", "--epsilon", "1", "--n", "16", "--horizo
 PLAN_LOCAL = ["plan", "--trust", "local", "--tail", "bound", "--c", "1", "--epsilon", "1",
               "--n", "16", "--horizon", "1000"]
 PLAN_RETURNING = PLAN_RDP + ["--participations", "2", "--delta", "1e-6"]
+ACCOUNT_Q = ACCOUNT + ["--q", "0.01"]
+ACCOUNT_CALIBRATE = ["account", "--steps", "10", "--delta", "1e-5", "--epsilon", "1"]
 #: every option that takes an exact number, in each place it is read
 EXACT_OPTIONS = [
     (NOISE["laplace"], "--scale"), (NOISE["polya"], "--r"), (NOISE["polya"], "--scale"),
@@ -425,6 +441,9 @@ EXACT_OPTIONS = [
     (PLAN_RDP, "--delta"), (PLAN_RETURNING, "--delta"),
     (MECH, "--epsilon"), (MECH_RDP, "--epsilon"), (MECH_RDP, "--s"),
     (SAMPLER, "--scale"), (_sampler("polya"), "--r"), (_sampler("polya"), "--scale"),
+    (ACCOUNT, "--sigma"), (ACCOUNT_Q, "--sigma"), (ACCOUNT_Q, "--q"),
+    (ACCOUNT, "--sensitivity"), (ACCOUNT_Q, "--sensitivity"), (ACCOUNT, "--delta"),
+    (ACCOUNT_CALIBRATE, "--epsilon"),
     (_sampler("polya-difference"), "--beta"), (_sampler("skellam"), "--var"),
     (_sampler("gaussian"), "--sigma2"), (FILE, "--epsilon"),
 ]

@@ -32,7 +32,7 @@ def test_the_sampled_run_is_certified_and_the_certificate_is_the_composition(sam
     assert sampled.participations == ((1, 50),)
     # the same number again, from the events themselves
     ev = PoissonSampledEvent(batch_event(plan_view(sampled)), Fraction(1, 20))
-    again = PldAccountant().compose(ev, 50).epsilon(KW["delta"])
+    again = PldAccountant(neighbouring="add-remove").compose(ev, 50).epsilon(KW["delta"])
     assert again.interval == plan_certificate(sampled).interval
 
 
