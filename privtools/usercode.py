@@ -28,12 +28,19 @@ runs in this process: exits and exceptions are still caught, prints at the Pytho
 are still captured and inputs still copied, but a hang, ``os._exit`` or a crash cannot be
 contained (``UserCodeReport.isolated`` is False).
 
+The guard outlives its own process: while a child runs, SIGTERM, SIGHUP and SIGINT to this
+process kill the child's process group, then take their previous course (by default this
+process ends by the same signal: exit status 128 + signum in a shell; Ctrl-C raises
+``KeyboardInterrupt``); an ``atexit`` hook kills any child left, and on Linux the child
+dies with this process even by SIGKILL (``PR_SET_PDEATHSIG``).
+
 The guard costs one fork per audit and a copy of the dataset per call of the mechanism
 (``benchmarks/bench_guard.py`` measures it against the unguarded engine).
 """
 
 from __future__ import annotations
 
+import atexit
 import copy
 import faulthandler
 import io
@@ -48,7 +55,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout, suppress
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +80,9 @@ _POLL = 0.05              # seconds between the watchdog's looks
 _MONITOR: _Monitor | None = None      # set in the guarded child (and its workers)
 _INSIDE = False                       # True while a guarded audit runs in this process
 _MUTATIONS: dict[str, None] = {}      # ordered set of mutation notes
+_LIVE: set[int] = set()               # process groups of the guarded children now running
+_STOPS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT")
+               if hasattr(signal, n))
 
 
 # ------------------------------------------------------------------ the watchdog's slots
@@ -417,14 +427,32 @@ def _send(conn, payload, shared=()) -> None:
     conn.send_bytes(data)
 
 
-def _child(work, writer, reader, mon, out_fd: int, err_fd: int, shared) -> None:
+def _die_with(parent: int) -> None:
+    """On Linux, have the kernel kill this process when the thread that forked it dies —
+    even by SIGKILL, which no handler sees (``PR_SET_PDEATHSIG``)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:      # it died before the request was made
+        os._exit(1)
+
+
+def _child(work, writer, reader, mon, out_fd: int, err_fd: int, shared, blocked,
+           parent) -> None:
     """The forked child: never returns (``os._exit``), whatever ``work`` does."""
     global _MONITOR, _INSIDE
     try:
         reader.close()
         os.setpgid(0, 0)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _die_with(parent)
+        for sig in _STOPS:
+            signal.signal(sig, signal.SIG_DFL)
+        if blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(out_fd, 1)
@@ -481,7 +509,55 @@ def _kill_group(pid: int) -> None:
             pass
 
 
+def _end_children() -> None:
+    """Kill the process group of every guarded child still running (the handlers' and the
+    ``atexit`` hook's work)."""
+    for pgid in tuple(_LIVE):
+        _kill_group(pgid)
+        _LIVE.discard(pgid)
+
+
+atexit.register(_end_children)
+
+
+class _StopHandlers:
+    """While a guarded child runs: SIGTERM, SIGHUP and SIGINT kill the children's groups,
+    then go on to the handler they had (see the module doc). Installed from the main thread
+    only (the only one Python lets set handlers); an ignored signal stays ignored."""
+
+    def __enter__(self):
+        self.saved = {}
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for sig in _STOPS:
+            old = signal.getsignal(sig)
+            if old is None or old == signal.SIG_IGN:
+                continue
+            self.saved[sig] = old
+            signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        _end_children()
+        old = self.saved.get(signum, signal.SIG_DFL)
+        if callable(old):
+            return old(signum, frame)
+        signal.signal(signum, signal.SIG_DFL)       # the default action: end by the signal
+        os.kill(os.getpid(), signum)
+        return None
+
+    def __exit__(self, *exc):
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
+        return False
+
+
 def _isolated(work, timeout, total_timeout, progress, on_start, what, shared):
+    with _StopHandlers():
+        return _isolated_run(work, timeout, total_timeout, progress, on_start, what, shared)
+
+
+def _isolated_run(work, timeout, total_timeout, progress, on_start, what, shared):
     ctx = mp.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
     mon = _Monitor()
@@ -491,14 +567,34 @@ def _isolated(work, timeout, total_timeout, progress, on_start, what, shared):
             stream.flush()
         except Exception:
             pass
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child (covered through its effects)
-        _child(work, writer, reader, mon, out_f.fileno(), err_f.fileno(), shared)
-    writer.close()
+    # the stop signals are blocked across the fork: none comes before the child is known
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) \
+        if hasattr(signal, "pthread_sigmask") else None
+    parent = os.getpid()
     try:
-        os.setpgid(pid, pid)
-    except OSError:
-        pass
+        pid = os.fork()
+        if pid:
+            with suppress(OSError):
+                os.setpgid(pid, pid)
+            _LIVE.add(pid)
+    finally:
+        if blocked is not None and os.getpid() == parent:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    if pid == 0:  # pragma: no cover - the child (covered through its effects)
+        _child(work, writer, reader, mon, out_f.fileno(), err_f.fileno(), shared, blocked,
+               parent)
+    try:
+        return _watch(pid, reader, writer, mon, out_f, err_f, timeout, total_timeout,
+                      progress, on_start, what, shared)
+    finally:
+        _LIVE.discard(pid)
+
+
+def _watch(pid, reader, writer, mon, out_f, err_f, timeout, total_timeout, progress,
+           on_start, what, shared):
+    """The parent's side of :func:`_isolated`: read the child's messages, enforce the time
+    limits, collect the result (or the reason there is none)."""
+    writer.close()
     status = None
     message = None
     problem: UserCodeError | None = None

@@ -19,6 +19,14 @@ exit code   meaning
 130         interrupted (Ctrl-C): no verdict
 ==========  ==================================================================================
 
+A reader that goes away is not an error: when stdout or stderr is a pipe whose reader has
+closed it (``privtools audit … | head -n 3``), what is left to write goes to ``/dev/null``
+(at the file-descriptor level, so the interpreter's last flush has nothing to report) and
+the command runs to its own exit status — 0 for a passing audit, 1 for a failed one, never
+a traceback, never 1 or 141 for a pass. Under ``set -o pipefail`` such a pipeline then
+succeeds exactly when the command did. (SIGTERM, SIGHUP and SIGINT while the user's code
+runs end its process group first: :mod:`privtools.usercode`.)
+
 The boundary is the ``main`` of the app's click group (:class:`BoundaryGroup`), so
 ``privtools.cli.main``, ``python -m privtools.cli`` and ``typer.testing.CliRunner().invoke(app,
 ...)`` all run through it.
@@ -26,8 +34,11 @@ The boundary is the ``main`` of the app's click group (:class:`BoundaryGroup`), 
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import traceback
+from contextlib import contextmanager
 
 import typer
 from rich.console import Console
@@ -80,12 +91,73 @@ class _Boundary:
         cut = args.index("--") if "--" in args else len(args)
         debug = DEBUG_FLAG in args[:cut]
         args = [a for a in args[:cut] if a != DEBUG_FLAG] + args[cut:]
-        code = _guarded(lambda: super(_Boundary, self).main(
-            args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
-            **extra), debug)
+        with _readers_may_leave():
+            code = _guarded(lambda: super(_Boundary, self).main(
+                args=args, prog_name=prog_name, complete_var=complete_var,
+                standalone_mode=False, **extra), debug)
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+class _ClosedOk:
+    """A text stream whose reader may close it: a write or flush that finds the pipe
+    closed (``BrokenPipeError``) points the stream's file descriptor at ``/dev/null`` and
+    carries on, so the command reaches its own exit status (see the module doc)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.cut = False
+
+    def _cut(self) -> None:
+        self.cut = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+
+    def write(self, text):
+        if not self.cut:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._cut()
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.cut:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._cut()
+                try:
+                    self._stream.flush()    # what was held goes to /dev/null
+                except OSError:
+                    pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _readers_may_leave():
+    """stdout and stderr as :class:`_ClosedOk` streams for the command's run."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (s if s is None or isinstance(s, _ClosedOk) else _ClosedOk(s)
+                              for s in saved)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()        # a reader gone before the last flush: quietly too
+        sys.stdout, sys.stderr = saved
 
 
 class BoundaryGroup(_Boundary, TyperGroup):

@@ -12,7 +12,7 @@
   ``"objects"``; containers are put in one canonical hashable spelling
   (:func:`verification.audit.structure.canonical`: a dict's pairs sorted, a set frozen, a
   list a tuple), so equal contents are equal outputs and the events can read their
-  structure (keys, lengths, values at a key).
+  structure (keys, lengths, values at a key — at any depth, by the path to a leaf).
 
 :class:`Outputs` holds one batch in that normal form and offers the two readings the
 events use: exact *keys* (one hashable per draw, for events that count outcomes) and a

@@ -24,7 +24,9 @@ Families (each in both directions, favouring d or d'):
 * **structure** (dict, set and sequence outputs, :mod:`verification.audit.structure`) —
   thresholds and sets on the length, ratio-ranked sets of key sets, the presence of a key,
   thresholds and intervals on the number at a key: events on the shape of an output that
-  never repeats as a whole;
+  never repeats as a whole. Keys include the paths to nested leaves (dicts of dicts, lists
+  of dicts, tuples of arrays), so every leaf is a candidate; more candidates change only
+  which event is tested, never the level of its test;
 * **bits** (with ``bits=True``, float outputs only: the scalar output, or each float
   coordinate of a vector output up to the column limit) — events on the IEEE-754 binary64
   encoding (:mod:`verification.audit.events`): ratio-ranked sets of the ``k`` lowest

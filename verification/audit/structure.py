@@ -14,6 +14,11 @@ the structure even when no output ever repeats:
 * :class:`At` — the number stored at one key (or sequence position); NaN where it is
   absent or not a number, and NaN is in no threshold event.
 
+Every view reads nested outputs to their leaves: a key may be a :class:`Path` of keys, one
+per level (``output['stats']['max']`` of a dict of dicts, ``output[2]['count']`` of a list
+of dicts, ``output[1][0]`` of a tuple of arrays), and :func:`probe_keys` proposes the leaves
+of every depth, so a value nested anywhere in an output is an event like a top-level one.
+
 A histogram that releases the noisy counts of the keys its data holds leaks through its key
 set (ε = ∞ whatever the noise): :class:`Has` on the extra key is an event of probability 1
 on one dataset and 0 on the other, found from a few hundred draws.
@@ -27,8 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Mapping", "canonical", "is_structured", "items", "probe_keys", "Length",
-           "KeySet", "Has", "At"]
+__all__ = ["Mapping", "Path", "canonical", "is_structured", "items", "leaves", "probe_keys",
+           "Length", "KeySet", "Has", "At"]
+
+_MAX_DEPTH = 16            # levels of nesting a leaf path follows
+_RANK_DRAWS = 2000         # draws per dataset that rank numeric leaves when there are many
 
 
 class Mapping(tuple):
@@ -72,6 +80,34 @@ def items(value):
     return None
 
 
+class Path(tuple):
+    """The keys leading to a nested value, one per level (a tuple, so hashable; printed as
+    ``['stats']['max']``). A plain key is a top-level one."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "".join(f"[{k!r}]" for k in self)
+
+
+def leaves(value, path: tuple = ()):
+    """``(path, leaf)`` for every leaf of a canonical output: the values below its
+    containers at every depth (a set's elements lead to True), in a deterministic order; a
+    value that is no container is its own leaf at the empty path."""
+    p = items(value)
+    if p is None or len(path) >= _MAX_DEPTH:
+        yield path, value
+        return
+    for k, x in p:
+        yield from leaves(x, path + (k,))
+
+
+def _key(path: tuple):
+    """A leaf path as the views take it: a top-level key as itself, a deeper one as a
+    :class:`Path`."""
+    return path[0] if len(path) == 1 else Path(path)
+
+
 def is_structured(data: np.ndarray, probe: int = 200) -> bool:
     """Do (most of) these canonical outputs have a structure to read?"""
     head = data[:probe]
@@ -89,13 +125,19 @@ def _code(text: str) -> int:
 
 
 def _lookup(value, key) -> tuple[bool, object]:
-    """(whether ``value`` holds ``key``, what it stores there)."""
-    p = items(value)
-    if p is not None:
+    """(whether ``value`` holds ``key`` — a :class:`Path` is followed level by level —, what
+    it stores there)."""
+    for step in (key if isinstance(key, Path) else (key,)):
+        p = items(value)
+        if p is None:
+            return False, None
         for k, x in p:
-            if k == key:
-                return True, x
-    return False, None
+            if k == step:
+                value = x
+                break
+        else:
+            return False, None
+    return True, value
 
 
 def _number(v) -> float:
@@ -179,15 +221,18 @@ class Has:
 
     def name(self) -> str:
         """How the view is named in an event's description."""
+        if isinstance(self.key, Path):
+            return f"output{self.key!r}"
         return f"key {self.key!r} of output"
 
     def phrase(self, event) -> str:
         """The event in words."""
         codes = set(np.asarray(event.keys).tolist()) if event.keys is not None else set()
+        what = f"output{self.key!r}" if isinstance(self.key, Path) else None
         if codes == {1}:
-            return f"the output holds {self.key!r}"
+            return f"{what} is present" if what else f"the output holds {self.key!r}"
         if codes == {0}:
-            return f"the output lacks {self.key!r}"
+            return f"{what} is absent" if what else f"the output lacks {self.key!r}"
         return f"{self.name()} is present or absent"
 
 
@@ -201,19 +246,22 @@ class At:
 
     def apply(self, raw, outputs) -> np.ndarray:
         """The values at the key, one per draw."""
-        return np.fromiter((_number(x) if ok else math.nan
-                            for ok, x in (_lookup(v, self.key) for v in outputs.data)),
-                           dtype=float, count=outputs.n)
+        return _values(outputs.data, self.key)
 
     def name(self) -> str:
         """How the view is named in an event's description."""
+        if isinstance(self.key, Path):
+            return f"output{self.key!r}"
         return f"output[{self.key!r}]"
 
 
 def probe_keys(a_data, b_data, limit: int = 16) -> tuple[list, list]:
     """Keys worth a view, from selection outputs of both datasets: those whose presence
-    rates differ most, and the most frequent ones holding numbers (at most ``limit``
-    each)."""
+    rates differ most, and the numeric leaves (at most ``limit`` each). Top-level keys and
+    the leaves of every depth (:func:`leaves`) are both candidates. When more than
+    ``limit`` leaves hold numbers, the ones kept are those whose values on the two datasets
+    differ most (a two-sample Kolmogorov–Smirnov distance on the first draws), then the
+    most frequent: read from selection draws only, like every choice of the event."""
     seen_a: dict = {}
     seen_b: dict = {}
     numeric: dict = {}
@@ -222,14 +270,47 @@ def probe_keys(a_data, b_data, limit: int = 16) -> tuple[list, list]:
             p = items(v)
             if p is None:
                 continue
-            for k, x in p:
-                seen[k] = seen.get(k, 0) + 1
+            found = {k for k, _ in p}
+            for path, x in leaves(v):
+                found.add(_key(path))
                 if not math.isnan(_number(x)):
-                    numeric[k] = numeric.get(k, 0) + 1
+                    key = _key(path)
+                    numeric[key] = numeric.get(key, 0) + 1
+            for k in found:
+                seen[k] = seen.get(k, 0) + 1
     keys = set(seen_a) | set(seen_b)
     na, nb = max(len(a_data), 1), max(len(b_data), 1)
     gap = sorted(keys, key=lambda k: (-abs(seen_a.get(k, 0) / na - seen_b.get(k, 0) / nb),
                                       repr(k)))
     gap = [k for k in gap if seen_a.get(k, 0) / na != seen_b.get(k, 0) / nb][:limit]
-    common = sorted(numeric, key=lambda k: (-numeric[k], repr(k)))[:limit]
-    return gap, common
+    common = sorted(numeric, key=lambda k: (-numeric[k], repr(k)))
+    if len(common) > limit:
+        ks = _separation(a_data[:_RANK_DRAWS], b_data[:_RANK_DRAWS], common)
+        common = sorted(common, key=lambda k: (-ks[k], -numeric[k], repr(k)))
+    return gap, common[:limit]
+
+
+def _separation(a_data, b_data, keys) -> dict:
+    """The Kolmogorov–Smirnov distance between the numbers at each key on the two datasets,
+    or the gap between the rates at which it holds no number, whichever is larger."""
+    return {k: _ks(_values(a_data, k), _values(b_data, k)) for k in keys}
+
+
+def _values(data, key) -> np.ndarray:
+    """The number at ``key`` of each output (NaN where absent or not a number)."""
+    return np.fromiter((_number(x) if ok else math.nan
+                        for ok, x in (_lookup(v, key) for v in data)),
+                       dtype=float, count=len(data))
+
+
+def _ks(va: np.ndarray, vb: np.ndarray) -> float:
+    if va.size == 0 or vb.size == 0:
+        return 0.0
+    gap = abs(float(np.isnan(va).mean() - np.isnan(vb).mean()))
+    xa, xb = np.sort(va[~np.isnan(va)]), np.sort(vb[~np.isnan(vb)])
+    if xa.size and xb.size:
+        grid = np.concatenate([xa, xb])
+        fa = np.searchsorted(xa, grid, side="right") / xa.size
+        fb = np.searchsorted(xb, grid, side="right") / xb.size
+        gap = max(gap, float(np.max(np.abs(fa - fb))))
+    return gap
