@@ -292,10 +292,9 @@ class IntegerDistribution:
         if not isinstance(exact, bool):
             raise ParameterError("exact must be a bool")
         hook = getattr(gen, "trace_law", None)      # a tracing generator records the law
-        if hook is not None:
-            out = hook(self, size, lambda g: self._sample(size, g, exact))
-        else:
-            out = self._sample(size, gen, exact)
+        if hook is not None:        # the hook hands back the values (tracked, under tracking)
+            return hook(self, size, lambda g: self._sample(size, g, exact))
+        out = self._sample(size, gen, exact)
         if size is None:
             return np.int64(np.asarray(out).reshape(()))
         return np.asarray(out, dtype=np.int64)

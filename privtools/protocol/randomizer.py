@@ -238,9 +238,8 @@ def _encode(x: np.ndarray, g: int, gen: np.random.Generator) -> np.ndarray:
     f = np.floor(t)
     np.subtract(t, f, out=t)  # the fractional part, exact: ⌊t⌋ <= t < 2⌊t⌋ or ⌊t⌋ = 0
     out = f.astype(np.int64)
-    gen.random(out=f)  # reuse the buffer: one uniform per entry
-    out += f < t
-    return out
+    u = gen.random(f.shape)  # one uniform per entry (a traced run tracks it: no out=)
+    return out + (u < t)
 
 
 def _encode_exact(x: np.ndarray, g: int, gen: np.random.Generator) -> np.ndarray:

@@ -71,7 +71,9 @@ def server_view(plan, x, size: int, rng=None, *, user: int = 0) -> np.ndarray:
     size = check_int("size", size, minimum=0)
     user = _check_user(user, P.n)
     gen = as_rng(rng)
-    out = np.empty(size, dtype=object if P.big else np.int64)
+    # a tracing generator (verification.audit.trace) hands out tracked values: keep them
+    traced = getattr(gen, "trace_law", None) is not None
+    out = np.empty(size, dtype=object if P.big or traced else np.int64)
     if P.trust == "local":
         xu = xs[user:user + 1]
         for s, c in _chunks(size, 1):

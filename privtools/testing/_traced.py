@@ -97,7 +97,7 @@ def traced_release(rng, noise, source: str, values: np.ndarray, draw_one):
     eta = hook("laplace" if method == "laplace" else "normal" if method == "normal"
                else method, values.shape, draw, scale=scale, law=law, source=source)
     if law is not None:
-        return np.asarray(values, dtype=np.int64) + np.asarray(eta, dtype=np.int64)
+        return np.asarray(values, dtype=np.int64) + eta     # eta: int64 (tracked, maybe)
     return np.asarray(values, dtype=float) + eta
 
 

@@ -100,6 +100,7 @@ def test_candidates_from_the_trace_are_confirmed_at_their_level():
     d, dp = (1, 1, 1, 1, 1), (0, 2, 2, 2, 2)
     r = trace_mechanism(z.mechanism, d, dp, z.epsilon, rng=0)
     assert r.verdict == "inconclusive" and "noise-dependent-control-flow" in r.kinds()
+    assert ends(r.epsilon_interval)[0] == 0          # max is post-processing: bounded above
     assert r.candidates
     c = confirm(z.mechanism, d, dp, z.epsilon, r.candidates, n_samples=20_000, rng=1)
     assert c.selection["family"] == "trace candidates"

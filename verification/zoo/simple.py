@@ -78,7 +78,7 @@ def laplace_noise(rng: np.random.Generator, scale: float, shape) -> np.ndarray:
     trace sees the Laplace release rather than its magnitude and sign."""
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if getattr(rng, "trace_law", None) is not None:
-        return np.asarray(rng.laplace(0.0, scale, shape), dtype=np.float64)
+        return rng.laplace(0.0, scale, shape)         # float64, shaped (tracked, maybe)
     n = math.prod(shape)
     magnitude = rng.standard_exponential(n)
     bits = np.unpackbits(np.frombuffer(rng.bytes((n + 7) // 8), dtype=np.uint8), count=n)

@@ -53,7 +53,11 @@ from . import certify
 from .leaves import leaf_fraction, same_leaf, same_tree
 from .model import MAX_PROBED, draws_of, groups_of, probe, solve
 from .recorder import center_of, same_value
-from .result import KINDS, Finding, TraceResult, round_down
+from .releases import coefs as _coefs
+from .releases import form_model_of, portable, scaled, tracked_leaves
+from .releases import qtext as _q
+from .releases import unbounded as _unbounded
+from .result import KINDS, Finding, TraceResult, round_down, round_up
 
 __all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
 
@@ -118,6 +122,9 @@ class _Trace:
         self.declared_broken = False           # a shift beyond the declared sensitivity
         self.fixed: list[int] = []             # outputs no draw moves (constant, we claim)
         self.varying: set[int] = set()
+        self.tracked_ok = False                # the releases come from tracked forms
+        self.bounded: tuple = ()               # nodes: the interval is an upper bound only
+        self.untracked: str | None = None      # why the forms could not be used
 
     def add(self, kind, where, detail, loss=None, exact=True):
         if not any(f.kind == kind and f.where == where for f in self.findings):
@@ -266,6 +273,12 @@ class _Trace:
             return None, False
         dep = probe(self.runner, self.d, rec, draws, modulus=self.modulus)
         dep_p = probe(self.runner, self.dp, rp, draws, modulus=self.modulus)
+        fm = form_model_of(self, rec, rp, draws, dep, dep_p)
+        if fm.ok:
+            return tracked_leaves(self, rec, draws, fm)
+        self.untracked = fm.why[0]
+        for j, (ra, rb) in fm.scaled.items():
+            scaled(self, rec.tree.paths[j], ra, rb, draws)
         steered = dep.steered + dep_p.steered
         if steered:
             self.steered.append(steered[0])
@@ -469,6 +482,8 @@ class _Trace:
 
     # ------------------------------------------------------------------ the verdict
     def result(self, rec, releases, bound_only=False) -> TraceResult:
+        if self.untracked is not None:
+            self.undecided.append(f"not certified: {self.untracked}")
         if self.steered:
             self.add("noise-dependent-control-flow", "the control flow", self.steered[0] +
                      "; the trace decides what does not depend on it and hands the rest to "
@@ -478,8 +493,9 @@ class _Trace:
         continuous = False
         if infinite:
             iv = mpmath.mpi(mpmath.inf, mpmath.inf)
-        elif releases is not None and not self.undecided and not self.steered and not any(
-                f.kind == "data-dependent-parameter" for f in self.findings):
+        elif releases is not None and self.tracked_ok and not self.undecided and \
+                not self.steered and not any(f.kind == "data-dependent-parameter"
+                                             for f in self.findings):
             iv = certify.compose(releases, self.delta, bound_only=bound_only)
             continuous = any(r.continuous for r in releases)
             lo, hi = ends(iv)
@@ -499,16 +515,28 @@ class _Trace:
                         "mechanism draws randomness the trace does not see")
                 elif continuous and self.arithmetic == "exact":
                     self.undecided.append(
-                        "the noise is continuous: the interval is certified for the "
+                        "the noise is drawn in floating point (a continuous law, or numpy's "
+                        "float-based geometric/binomial/… samplers, whose supports are "
+                        "bounded by the float uniform): the interval is certified for the "
                         "real-arithmetic law, not its float implementation (Mironov 2012); "
                         "pass arithmetic='real' to accept that model, or audit the floats "
                         "with the sampled audit (bits=True)")
                 else:
                     verdict = "holds"
+        if verdict == "inconclusive" and self.bounded and iv is not None and \
+                ends(iv)[1] > self.eps_exact:
+            ops = ", ".join(n.describe() for n in self.bounded[:3])
+            self.add("noise-dependent-control-flow", "the outputs",
+                     f"the outputs are non-additive functions of noisy values ({ops}): the "
+                     f"trace bounds the pair's loss by {round_up(ends(iv)[1]):.6g} from "
+                     "above only and hands the rest to a sampled audit", exact=False)
+            if not self.candidates:
+                self.candidates = self._candidates(rec)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
         return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
-                           float(self.eps), float(
-            self.delta), tuple(releases or ()), calls_text, tuple(self.decided),
+                           float(self.eps), float(self.delta),
+                           tuple(portable(r) for r in releases or ()), calls_text,
+                           tuple(self.decided),
             tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
             tuple((c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]),
             self.runner.count, self.seed)
@@ -540,11 +568,6 @@ class _Trace:
                      loss=round_down(lo))
 
 
-def _unbounded(draw) -> bool:
-    """A law whose scale changes give an unbounded log-ratio (unbounded support)."""
-    if draw.family == "law":
-        return True
-    return draw.method in ("laplace", "normal", "standard_normal", "gumbel", "logistic")
 
 
 def _same_params(a, b) -> bool:
@@ -559,8 +582,6 @@ def _text(v) -> str:
     return repr(v)
 
 
-def _q(q: Fraction) -> str:
-    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
 
 
 def _struct(s) -> str:
@@ -577,9 +598,6 @@ def _struct(s) -> str:
     return f"a {s[1]}"
 
 
-def _coefs(row: dict, draws) -> str:
-    return " + ".join(f"{_q(a)}·{draws[di].method}[{draws[di].element}]"
-                      for di, a in sorted(row.items()))
 
 
 # ====================================================================== the entry point

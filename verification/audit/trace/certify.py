@@ -43,11 +43,13 @@ from privtools.accounting import (
     gaussian_epsilon,
 )
 from privtools.certified import Interval, ends, fraction_bounds, interval
+from privtools.certified import balls as _balls
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.exact.divergence import llr
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
 
-__all__ = ["Release", "release_of", "compose", "alone", "gaussian_epsilon"]
+__all__ = ["Release", "release_of", "release_of_pmf", "compose", "alone",
+           "gaussian_epsilon"]
 
 _PMF_DPS = 30
 
@@ -137,8 +139,30 @@ def _release(where, method, scale, law, k, s, modulus):
         P, Q = wrap(P, modulus), wrap(Q, modulus)
         pure = _wrapped_pure_pq(P, Q)
     else:
-        pure = (ends(llr(P, Q))[0], _inf())
+        pure = _pure_pq(P, Q)
     return Release(where, text, s, (PmfPairEvent(P, Q),), pure, True, False)
+
+
+def release_of_pmf(where: str, text: str, P: ExactPMF, s: Fraction,
+                   modulus: int | None, ratio: Fraction | None = None,
+                   floating: bool = False) -> Release:
+    """The certified release of an integer law given by its PMF ``P`` (a row's signed sum
+    of draws, :mod:`.discrete`) shifted by ``s``. ``ratio``: the law is the two-sided
+    geometric P(k) ∝ ratio^|k| (Ghosh, Roughgarden and Sundararajan 2009), whose pure loss
+    for a shift n is exactly |n|·ln(1/ratio)."""
+    if s.denominator != 1:
+        return Release(where, text, s, (), (_inf(), _inf()), True, floating, source=text)
+    Q = shift(P, int(s))
+    if modulus is not None:
+        P, Q = wrap(P, modulus), wrap(Q, modulus)
+        pure = _wrapped_pure_pq(P, Q)
+    elif ratio is not None:
+        lo, hi = fraction_bounds(ratio, 113)
+        ln = -mpmath.iv.log(mpmath.iv.mpf([lo, hi])) * abs(int(s))
+        pure = (mpmath.mpf(ln.a), mpmath.mpf(ln.b))
+    else:
+        pure = _pure_pq(P, Q)
+    return Release(where, text, s, (PmfPairEvent(P, Q),), pure, True, floating, source=text)
 
 
 def _integer_event(law, k: int, n: int):
@@ -196,6 +220,27 @@ def _wrapped_pure(law, k: int, n: int, m: int) -> tuple:
 
 def _wrapped_pure_pq(P, Q) -> tuple:
     return ends(llr(P, Q))
+
+
+def _pure_pq(P: ExactPMF, Q: ExactPMF) -> tuple:
+    """Certified ends of ``sup_k |log P(k)/Q(k)|`` for PMFs on Z. Complete tables (nothing
+    unaccounted: a finite support) are exact (:func:`llr`). Otherwise a point outside a
+    window is not a point outside the support: the lower end is the largest certified
+    ratio where both balls are positive, and the upper end is open (+∞)."""
+    if P.unaccounted == 0 and Q.unaccounted == 0:
+        return ends(llr(P, Q))
+    best = mpmath.mpf(0)
+    up, uq = _balls.from_mpf(P.unaccounted), _balls.from_mpf(Q.unaccounted)
+    for k in range(max(P.lo, Q.lo), min(P.hi, Q.hi) + 1):
+        # a window's ball may miss mass beyond the window (a truncated convolution): the
+        # true P(k) lies in [lower(a), upper(a) + unaccounted]
+        a, b = P.ball(k), Q.ball(k)
+        a_lo, b_lo = _balls.lower_end(a), _balls.lower_end(b)
+        a_hi, b_hi = _balls.upper_end(a) + up, _balls.upper_end(b) + uq
+        for num, den in ((a_lo, b_hi), (b_lo, a_hi)):
+            if num > 0 and den > 0:
+                best = max(best, _balls.lower_mpf((num / den).log()))
+    return (best, _inf())
 
 
 # ------------------------------------------------------------------ composition

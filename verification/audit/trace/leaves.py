@@ -21,6 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .tracked import Tracked
+
 __all__ = ["Tree", "flatten", "same_leaf", "same_tree", "leaf_fraction"]
 
 _MAX_LEAVES = 1 << 16
@@ -29,11 +31,13 @@ _MAX_LEAVES = 1 << 16
 @dataclass(frozen=True)
 class Tree:
     """``structure`` (a hashable description), ``paths`` and ``values`` of the leaves
-    (numbers as Python int/float/bool, other scalars as they are)."""
+    (numbers as Python int/float/bool, other scalars as they are) and, for a tracked run,
+    each leaf's exact ``forms`` (a :class:`~.tracked.Lin`, or None for a plain leaf)."""
 
     structure: tuple
     paths: tuple
     values: tuple
+    forms: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -66,21 +70,36 @@ def flatten(out) -> Tree:
     structure: list = []
     paths: list = []
     values: list = []
+    forms: list = []
 
     def walk(x, path: str):
         if len(paths) > _MAX_LEAVES:
             raise ValueError(f"the output has more than {_MAX_LEAVES} leaves")
-        if isinstance(x, np.ndarray):
-            structure.append((path, "array", x.shape, x.dtype.kind))
-            if x.dtype.kind == "O":
-                for idx in np.ndindex(x.shape):
-                    walk(x[idx], f"{path}[{', '.join(map(str, idx))}]")
+        if isinstance(x, Tracked) and x.val.ndim == 0:
+            kind, v = _scalar(x.val[()])
+            structure.append((path, kind))
+            paths.append(path or "output")
+            values.append(v)
+            forms.append(x.form[()])
+            return
+        if isinstance(x, (np.ndarray, Tracked)):
+            arr = x.val if isinstance(x, Tracked) else x
+            kind = _kind(arr)
+            structure.append((path, "array", arr.shape, kind))
+            if kind == "O":
+                for idx in np.ndindex(arr.shape):
+                    walk(arr[idx], f"{path}[{', '.join(map(str, idx))}]")
                 return
-            flat = x.reshape(-1)
-            for i, idx in enumerate(np.ndindex(x.shape)):
-                kind, v = _scalar(flat[i])
+            flat = arr.reshape(-1)
+            fflat = x.form.reshape(-1) if isinstance(x, Tracked) else None
+            for i, idx in enumerate(np.ndindex(arr.shape)):
+                item, form = flat[i], None if fflat is None else fflat[i]
+                if isinstance(item, Tracked):          # an object array of tracked numbers
+                    item, form = item.val[()], item.form[()]
+                _, v = _scalar(item)
                 paths.append(f"{path}[{', '.join(map(str, idx))}]")
                 values.append(v)
+                forms.append(form)
             return
         if isinstance(x, dict):
             keys = sorted(x, key=_sort_key)
@@ -101,9 +120,23 @@ def flatten(out) -> Tree:
         structure.append((path, kind))
         paths.append(path or "output")
         values.append(v)
+        forms.append(None)
 
     walk(out, "")
-    return Tree(tuple(structure), tuple(paths), tuple(values))
+    return Tree(tuple(structure), tuple(paths), tuple(values), tuple(forms))
+
+
+def _kind(arr: np.ndarray) -> str:
+    """An array's dtype kind; an object array of numbers and tracked numbers reads as the
+    kind numpy gives those numbers (a tracked run builds object arrays where a plain run
+    builds numeric ones)."""
+    if arr.dtype.kind != "O" or arr.size == 0:
+        return arr.dtype.kind
+    items = [v.val[()] if isinstance(v, Tracked) and v.val.ndim == 0 else v
+             for v in arr.reshape(-1)]
+    if all(isinstance(v, (numbers.Number, np.generic)) for v in items):
+        return np.asarray(items).dtype.kind
+    return "O"
 
 
 def same_leaf(a, b) -> bool:

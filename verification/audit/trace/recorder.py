@@ -31,6 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .tracked import Lin, Tape, Tracked
+
 __all__ = ["Call", "Session", "TracingGenerator", "LOCATION", "center_of"]
 
 _G = np.random.Generator
@@ -142,6 +144,7 @@ class Session:
     diverged: str | None = None        # why a replay stopped being coupled
     untraced: list = field(default_factory=list)
     depth: int = 0                     # > 0 inside a law's own sampler
+    tape: Tape | None = None           # tracking: draws handed out as tracked values
 
     def next_recorded(self, method: str, shape: tuple) -> Call | None:
         k = len(self.calls)
@@ -229,7 +232,25 @@ class TracingGenerator(_G):
             flat[s.probe[1]] = flat[s.probe[1]] + s.probe[2]
         call.x = np.array(x, copy=True)          # the mechanism may change x in place
         s.calls.append(call)
+        self._last = call
         return x
+
+    def _give(self, x, size, scalar_type=float):
+        """The values handed to the mechanism: plain (as numpy gives them), or tracked."""
+        tape = self._session.tape
+        if tape is None or self._session.depth:
+            return _result(x, np.shape(x), size, scalar_type)
+        call = self._last
+        arr = np.array(x, copy=True)
+        form = np.empty(arr.shape, dtype=object)
+        flat = form.reshape(-1)
+        loc = None
+        if call.family == "location" and call.loc is not None:
+            loc = np.broadcast_to(call.loc, call.shape).reshape(-1)
+        for e in range(arr.size):
+            c = Fraction(0) if loc is None else as_fraction(loc[e])
+            flat[e] = Lin(c, {(call.index, e): Fraction(1)})
+        return Tracked(arr, form, tape)
 
     # ------------------------------------------------------------------ location families
     def _loc_scale(self, method, loc, scale, size, standard):
@@ -240,7 +261,7 @@ class TracingGenerator(_G):
             params[sname] = _param(scale)
         x = self._serve(method, "location", params, shape, lambda: standard(shape),
                         loc=loc, scale=scale)
-        return _result(x, shape, size)
+        return self._give(x, size)
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
         return self._loc_scale("laplace", loc, scale, size,
@@ -274,9 +295,11 @@ class TracingGenerator(_G):
         shape = _shape(size) if out is None else tuple(np.shape(out))
         x = self._serve(method, "location", {"size": shape}, shape, lambda: by_shape(shape))
         if out is not None:
+            if self._session.tape is not None:
+                self._session.tape.escape(f"rng.{method}(out=) writes draws into a plain array")
             out[...] = x
             return out
-        return _result(np.asarray(x, dtype=dtype), shape, size)
+        return self._give(np.asarray(x, dtype=dtype), size)
 
     def uniform(self, low=0.0, high=1.0, size=None):
         if self._session.depth:
@@ -285,7 +308,7 @@ class TracingGenerator(_G):
         width = np.asarray(high, float) - np.asarray(low, float)
         x = self._serve("uniform", "location", {"size": shape, "width": _param(width)}, shape,
                         lambda: _G.random(self, shape), loc=low, scale=width)
-        return _result(x, shape, size)
+        return self._give(x, size)
 
     # ------------------------------------------------------------------ scale families
     def exponential(self, scale=1.0, size=None):
@@ -294,7 +317,7 @@ class TracingGenerator(_G):
         shape = _shape(size, scale)
         x = self._serve("exponential", "scale", {"size": shape, "scale": _param(scale)},
                         shape, lambda: _G.standard_exponential(self, shape), scale=scale)
-        return _result(x, shape, size)
+        return self._give(x, size)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
         return self._standard_call("standard_exponential", size, dtype, out,
@@ -310,7 +333,7 @@ class TracingGenerator(_G):
         params = {"size": shape, **{k: _param(v) for k, v in params.items()}}
         x = self._serve(method, "value", params, shape, lambda: np.asarray(draw(shape)),
                         integer=integer)
-        return _result(np.asarray(x), shape, size, int if integer else float)
+        return self._give(np.asarray(x), size, int if integer else float)
 
     def geometric(self, p, size=None):
         return self._value("geometric", size, {"p": p},
@@ -364,6 +387,8 @@ class TracingGenerator(_G):
                         lambda: np.asarray(_G.integers(self, low, high, shape, dtype,
                                                        endpoint)), integer=True)
         x = np.asarray(x).astype(dtype, copy=False)
+        if self._session.tape is not None:
+            return self._give(x, size, int)
         if size is None and shape == ():
             return x.reshape(())[()]
         return x
@@ -380,14 +405,20 @@ class TracingGenerator(_G):
                           lambda: np.asarray(_G.choice(self, n, shape, replace, p,
                                                        shuffle=shuffle)))
         idx = np.asarray(idx, dtype=np.int64)
+        if self._session.tape is not None:
+            tidx = self._give(idx, size, int)
+            if isinstance(a, numbers.Integral):
+                return tidx
+            return np.take(arr, tidx, axis=axis)     # a node: the noise picks the values
         if isinstance(a, numbers.Integral):
             return idx.reshape(()).item() if size is None else idx
         out = np.take(arr, idx, axis=axis)
         return out.reshape(()).item() if size is None and out.ndim == 0 else out
 
-    def _order(self, n: int) -> np.ndarray:
-        return np.asarray(self._serve("permutation", "index", {"size": (n,), "n": n}, (n,),
-                                      lambda: _G.permutation(self, n)), dtype=np.int64)
+    def _order(self, n: int, give: bool = True):
+        x = np.asarray(self._serve("permutation", "index", {"size": (n,), "n": n}, (n,),
+                                   lambda: _G.permutation(self, n)), dtype=np.int64)
+        return self._give(x, (n,), int) if give and self._session.tape is not None else x
 
     def permutation(self, x, axis=0):
         if self._session.depth:
@@ -400,7 +431,9 @@ class TracingGenerator(_G):
     def shuffle(self, x, axis=0):
         if self._session.depth:
             return _G.shuffle(self, x, axis)
-        order = self._order(np.shape(x)[axis] if np.ndim(x) else len(x))
+        order = self._order(np.shape(x)[axis] if np.ndim(x) else len(x), give=False)
+        if self._session.tape is not None:
+            self._session.tape.escape("rng.shuffle() reorders a plain array in place")
         if isinstance(x, np.ndarray):
             x[...] = np.take(x.copy(), order, axis=axis)
         else:
@@ -413,6 +446,8 @@ class TracingGenerator(_G):
             return _G.bytes(self, length)
         x = self._serve("bytes", "index", {"size": (int(length),)}, (int(length),),
                         lambda: np.frombuffer(_G.bytes(self, length), np.uint8).copy())
+        if self._session.tape is not None:
+            self._session.tape.escape("rng.bytes(): random bytes are not tracked")
         return np.asarray(x, dtype=np.uint8).tobytes()
 
     def spawn(self, n_children):
@@ -432,12 +467,12 @@ class TracingGenerator(_G):
             x = self._serve(method, "law", {"size": shape, "law": law, "source": source},
                             shape, lambda: np.asarray(draw(), dtype=np.int64).reshape(shape),
                             law=law, integer=True)
-            return np.asarray(x, dtype=np.int64)
+            return self._give(np.asarray(x, dtype=np.int64), shape, int)
         x = self._serve(method, "location",
                         {"size": shape, "scale": _param(scale), "source": source}, shape,
                         lambda: np.asarray(draw(), dtype=float).reshape(shape),
                         law_scale=scale)
-        return np.asarray(x, dtype=float)
+        return self._give(np.asarray(x, dtype=float), shape)
 
     # ------------------------------------------------------------------ privtools laws
     def trace_law(self, law, size, draw):
@@ -453,7 +488,10 @@ class TracingGenerator(_G):
         name = f"{type(law).__name__}.sample"
         x = self._serve(name, "law", {"size": shape, "law": law}, shape, fresh, law=law,
                         integer=True)
-        return np.asarray(x, dtype=np.int64)
+        x = np.asarray(x, dtype=np.int64)
+        if s.tape is not None:
+            return self._give(x, size, int)
+        return np.int64(x.reshape(())) if size is None else x
 
 
 def as_fraction(x) -> Fraction:

@@ -14,8 +14,10 @@ import numpy as np
 
 from privtools.errors import ParameterError, UserCodeError
 
+from ..outputs import as_outputs
 from .leaves import Tree, flatten
 from .recorder import Call, Session, TracingGenerator
+from .tracked import Tape, Tracked
 
 __all__ = ["Run", "Runner"]
 
@@ -34,6 +36,7 @@ class Run:
     diverged: str | None = None
     untraced: tuple = ()
     error: str | None = None
+    tape: Tape | None = None       # a tracked run's nodes, conditions and escapes
 
 
 class Runner:
@@ -54,6 +57,11 @@ class Runner:
             return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
                        exc.cause if hasattr(exc, "cause") else str(exc))
         _check_count(out, self.mechanism)
+        if session.mode == "replay" and session.diverged is None and \
+                len(session.calls) < len(session.recorded):
+            k = len(session.calls)
+            session.diverged = (f"call {k} ({session.recorded[k].method}) of the recorded run "
+                                "was not made")
         try:
             tree = flatten(out)
         except ValueError as exc:          # an output too large to read
@@ -61,7 +69,18 @@ class Runner:
                 raise ParameterError(f"the mechanism's output: {exc}") from None
             return Run(None, tuple(session.calls), session.diverged, tuple(session.untraced),
                        str(exc))
-        return Run(tree, tuple(session.calls), session.diverged, tuple(session.untraced))
+        return Run(tree, tuple(session.calls), session.diverged, tuple(session.untraced),
+                   tape=session.tape)
+
+    def tracked(self, data, recorded: tuple[Call, ...]) -> Run:
+        """A replay of ``recorded`` whose draws are handed out as tracked values
+        (:mod:`.tracked`); a mechanism that fails under tracking gives a run with no tree
+        and the error."""
+        s = Session("replay", list(recorded), tape=Tape())
+        try:
+            return self._run(data, s, _REPLAY_KEY - 1, tolerate=True)
+        except ParameterError as exc:
+            return Run(None, tuple(s.calls), s.diverged, tuple(s.untraced), str(exc), s.tape)
 
     def record(self, data, seed: int) -> Run:
         """A fresh run whose draws are recorded (errors of the mechanism propagate)."""
@@ -78,7 +97,16 @@ class Runner:
 def _check_count(out, mechanism) -> None:
     """The contract: ``mechanism(dataset, 1, rng)`` returns one release — an array or a
     list/tuple of length 1 (a dict, a set or a scalar is one release)."""
+    if out is None or isinstance(out, (str, bytes)):
+        try:                             # refused as the sampled audit refuses it
+            as_outputs(out, 1)
+        except ParameterError as exc:
+            name = getattr(mechanism, "name", None)
+            raise ParameterError(f"{exc} (returned by {name})" if isinstance(name, str)
+                                 else str(exc)) from None
     n = None
+    if isinstance(out, Tracked):
+        out = out.val
     if isinstance(out, np.ndarray) and out.ndim >= 1:
         n = out.shape[0]
     elif isinstance(out, (list, tuple)):

@@ -1,0 +1,219 @@
+"""The releases of a traced pair, read from the tracked forms (:mod:`.forms`).
+
+The trace's :class:`~.api._Trace` hands its coupled runs here once the probes have run:
+the tracked runs are made and read as rows (:func:`form_model_of`); where the forms are
+usable, each row's shift becomes a certified release — a group of draws of one law
+(:mod:`.model`'s linear system) or a row's own integer law by convolution
+(:mod:`.discrete`) — and what the forms established (infinite losses, data-dependent
+coefficients) becomes a finding. Where they are not usable, the reason is kept and the
+trace certifies nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+
+from privtools.accounting import PmfPairEvent
+
+from . import certify
+from .discrete import draw_pmf, row_pmf
+from .forms import form_model
+from .model import groups_of, solve
+from .recorder import same_value
+from .result import Finding
+
+__all__ = ["form_model_of", "tracked_leaves", "scaled", "portable", "EXACT_NUMPY"]
+
+# numpy draws whose sampler is exact integer arithmetic (Lemire's bounded integers); the
+# other discrete samplers compute in floating point
+EXACT_NUMPY = ("integers",)
+
+
+def form_model_of(t, rec, rp, draws, dep, dep_p):
+    """The tracked runs of the coupled pair, read as rows (:mod:`.forms`)."""
+    trec = t.runner.tracked(t.d, rec.calls)
+    trp = t.runner.tracked(t.dp, rec.calls)
+    fm = form_model(trec, trp, rec, rp, draws, dep, dep_p, t.varying, t.modulus)
+    if fm.ok and (dep.steered or dep_p.steered or dep.raised or dep_p.raised):
+        fm.refuse((dep.steered + dep_p.steered + dep.raised + dep_p.raised)[0] +
+                  ", though no branch on a noisy value was recorded")
+    return fm
+
+def scaled(t, path, ra, rb, draws):
+    """The noise reaches an output with coefficients that differ between d and d'
+    (established by the forms). One draw of an unbounded law scaled differently: the
+    output's laws have unbounded log-ratio (pure ε = ∞)."""
+    one = len(ra) == 1 and set(ra) == set(rb) and abs(next(iter(ra.values()))) != abs(
+        next(iter(rb.values()))) and unbounded(draws[next(iter(ra))])
+    t.add("data-dependent-parameter", f"output{path}",
+             f"the noise reaching it is scaled by {coefs(ra, draws)} on d but "
+             f"{coefs(rb, draws)} on d' (the code scales the noise by a factor computed "
+             "from the data)", loss=math.inf if t.delta == 0 and one else None)
+
+def tracked_leaves(t, rec, draws, fm):
+    """The releases of the rows the forms give (:mod:`.forms`)."""
+    t.tracked_ok = True
+    paths = rec.tree.paths
+    plain = [j for j in fm.plain_apart]
+    if plain and not t._constant(rec, leaves=plain):
+        t.undecided.append("outputs that no traced draw reaches change from run to run: "
+                              "the mechanism draws randomness the trace does not see")
+        return None, False
+    for where, detail in fm.infinite:
+        t.add("unnoised-output", where, detail, loss=math.inf)
+    if fm.infinite:
+        return None, False
+    if t.rescaled and t.delta == 0:
+        for k in sorted(t.rescaled):
+            alone = [j for j in fm.leaves if len(fm.moved[j]) == 1 and
+                     draws[next(iter(fm.moved[j]))].call == k and
+                     unbounded(draws[next(iter(fm.moved[j]))])]
+            if alone and fm.exact:
+                infinite_rescaled(t, k)
+    if any(f.kind == "data-dependent-parameter" for f in t.findings):
+        return None, False
+    t._declared(paths, {j: fm.rhs[j] for j in fm.leaves})
+    own = row_laws(t, rec, draws, fm)
+    if own is None:
+        return None, False
+    rows = [r for r in fm.rows if r not in own]
+    groups = groups_of({r: fm.moved[r] for r in rows}, draws)
+    s, unique, bad = solve(rows, groups, fm.rhs)
+    if bad:
+        where = fm.labels[bad[0]]
+        if fm.exact:
+            t.add("unnoised-output", where,
+                     "a combination of outputs carries no noise: outputs that share one "
+                     "noise draw move apart between d and d' (one draw reused for several "
+                     "releases)", loss=math.inf)
+        else:
+            t.undecided.append(
+                f"{where}: a combination of it carries no noise between d and d', "
+                "through " + ", ".join(n.describe() for n in fm.nodes[:3]) +
+                " — its loss is bounded only by ∞; not certified")
+        return None, False
+    releases = [r for r in own.values() if r is not None]
+    for grp, sg in zip(groups, s):
+        if sg == 0:
+            continue
+        first = draws[grp.members[0]]
+        rows = [fm.labels[j] for j, _ in grp.column[:3]]
+        if first.scale is not None and first.scale == 0:
+            t.add("unnoised-output", rows[0],
+                     f"{first.method} (call {first.call}) has scale 0: the value it "
+                     f"should hide moves by {qtext(abs(sg))} with no noise at all",
+                     loss=math.inf)
+            return None, False
+        where = (f"{first.method} (call {first.call}"
+                 + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
+                 + f") → {', '.join(rows)}")
+        r = certify.release_of(where, first.method, first.scale, first.law, grp.k, sg,
+                               t.modulus)
+        if r is None:
+            t.undecided.append(f"{where}: the law of {first.method} has no "
+                                  "privacy-loss distribution the accountant knows")
+            return None, False
+        releases.append(r)
+    if not unique:
+        t.undecided.append("the draws' shift is not unique (more draws than outputs "
+                              "they move): the interval's lower end is not certified")
+    if not fm.exact:
+        t.bounded = fm.nodes
+        t.decided.append(
+            f"{len(fm.nodes)} operation(s) on noisy values ("
+            + ", ".join(n.describe() for n in fm.nodes[:3])
+            + (", …" if len(fm.nodes) > 3 else "")
+            + ") read as fixed post-processing of their inputs: the interval's upper "
+            "end holds, its lower end is 0")
+    t.decided.append(f"{len(fm.leaves)} output value(s) tracked exactly: "
+                        f"{len(releases)} release(s) shifted, the rest equal")
+    return releases, not unique or not fm.exact
+
+def row_laws(t, rec, draws, fm) -> dict | None:
+    """Rows that are a signed sum (±1) of integer draws no other row uses, where a draw
+    is one of numpy's discrete laws or the laws or signs differ (a two-sided geometric,
+    a binomial, a difference of shares): the row's own law, by convolution
+    (:mod:`.discrete`), shifted by the row's shift. None when such a row's law is not
+    held (the reason is noted)."""
+    uses: dict[int, int] = {}
+    for r in fm.rows:
+        for di in fm.moved[r]:
+            uses[di] = uses.get(di, 0) + 1
+    out = {}
+    for r in fm.rows:
+        row = fm.moved[r]
+        if not row or any(uses[di] > 1 or not draws[di].integer for di in row) or \
+                any(abs(a) != 1 for a in row.values()):
+            continue
+        kinds = {draws[di].law_key() for di in row}
+        numpy_discrete = any(draws[di].family == "value" for di in row)
+        if not numpy_discrete and len(set(row.values())) == 1 and len(kinds) == 1:
+            continue                          # the grouped path: a sum of shares
+        if fm.rhs[r] == 0:
+            out[r] = None
+            continue
+        terms = [(draw_pmf(draws[di].method, rec.calls[draws[di].call].params,
+                           draws[di].law), int(a)) for di, a in sorted(row.items())]
+        P = row_pmf(terms)
+        text = " + ".join(("-" if a < 0 else "") + f"{draws[di].method}[{draws[di].element}]"
+                          for di, a in sorted(row.items())).replace("+ -", "- ")
+        if P is None:
+            t.undecided.append(f"{fm.labels[r]}: the law of {text} is not one the "
+                                  "exact engine holds")
+            return None
+        floating = any(draws[di].family == "value" and draws[di].method not in EXACT_NUMPY
+                       for di in row)
+        out[r] = certify.release_of_pmf(f"{text} → {fm.labels[r]}", text, P, fm.rhs[r],
+                                        t.modulus, two_sided(row, draws, rec.calls),
+                                        floating)
+    return out
+
+def infinite_rescaled(t, k):
+    for i, f in enumerate(t.findings):
+        if f.kind == "data-dependent-parameter" and f.where.endswith(f"(call {k})"):
+            t.findings[i] = Finding(f.kind, f.where, f.detail + "; its draw alone is "
+                                       "released additively, so the output's laws on d "
+                                       "and d' have unbounded log-ratio", math.inf, True)
+
+
+def two_sided(row: dict, draws, calls) -> Fraction | None:
+    """1 − p when a row is ``geometric(p) − geometric(p)`` (a two-sided geometric of ratio
+    1 − p), else None."""
+    if len(row) != 2 or sorted(row.values()) != [-1, 1]:
+        return None
+    a, b = (draws[di] for di in row)
+    if a.method != "geometric" or b.method != "geometric":
+        return None
+    pa, pb = (calls[x.call].params.get("p") for x in (a, b))
+    if not (np.ndim(pa) == 0 and np.ndim(pb) == 0 and same_value(pa, pb)):
+        return None
+    q = Fraction(float(pa))
+    return 1 - q if 0 < q < 1 else None
+
+
+def portable(r):
+    """A release as the result keeps it: a PMF pair's certified balls stay in the trace's
+    process (they do not pickle); its law, shift and loss are kept."""
+    if any(isinstance(e, PmfPairEvent) for e in r.events):
+        return replace(r, events=())
+    return r
+
+
+def unbounded(draw) -> bool:
+    """A law whose scale changes give an unbounded log-ratio (unbounded support)."""
+    if draw.family == "law":
+        return True
+    return draw.method in ("laplace", "normal", "standard_normal", "gumbel", "logistic")
+
+
+def qtext(q: Fraction) -> str:
+    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
+
+
+def coefs(row: dict, draws) -> str:
+    return " + ".join(f"{qtext(a)}·{draws[di].method}[{draws[di].element}]"
+                      for di, a in sorted(row.items()))
