@@ -82,13 +82,16 @@ print({trace_mechanism(histogram, d, d_prime, EPSILON, rng=s).verdict for s in r
 # %% [markdown]
 # ## The fix
 #
-# Release every possible value, seen in the data or not.
+# Release every possible value, seen in the data or not. The noisy counts are returned as
+# they are: `int(c + row[k])` would hand the trace's tracked value to Python as a plain
+# number (an *escape*), past which its dependence on the noise is no longer known, and the
+# trace would certify nothing.
 
 # %%
 def histogram_fixed(data, size, rng):
     noise = lap.sample((size, VALUES.size), rng)
     counts = np.array([np.count_nonzero(np.asarray(data) == k) for k in VALUES])
-    return [{int(k): int(c + row[k]) for k, c in zip(VALUES, counts)} for row in noise]
+    return [{int(k): c + row[k] for k, c in zip(VALUES, counts)} for row in noise]
 
 
 fixed = trace_mechanism(histogram_fixed, d, d_prime, EPSILON, rng=1)

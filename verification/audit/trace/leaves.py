@@ -75,6 +75,8 @@ def flatten(out) -> Tree:
     def walk(x, path: str):
         if len(paths) > _MAX_LEAVES:
             raise ValueError(f"the output has more than {_MAX_LEAVES} leaves")
+        if isinstance(x, np.ndarray) and x.ndim == 0:      # a 0-d array is its number
+            x = x[()]
         if isinstance(x, Tracked) and x.val.ndim == 0:
             kind, v = _scalar(x.val[()])
             structure.append((path, kind))

@@ -191,6 +191,9 @@ class TracingGenerator(_G):
         s = self._session
         if s.depth:                               # inside a law's own sampler: not a call
             return fresh()
+        if s.tape is not None and any(isinstance(v, Tracked) for v in params.values()):
+            s.tape.escape(f"rng.{method}() with a parameter computed from a noisy value "
+                          "(a law that depends on an earlier draw)")
         rec = s.next_recorded(method, shape)
         k = len(s.calls)
 

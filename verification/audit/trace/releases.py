@@ -159,8 +159,11 @@ def row_laws(t, rec, draws, fm) -> dict | None:
         terms = [(draw_pmf(draws[di].method, rec.calls[draws[di].call].params,
                            draws[di].law), int(a)) for di, a in sorted(row.items())]
         P = row_pmf(terms)
-        text = " + ".join(("-" if a < 0 else "") + f"{draws[di].method}[{draws[di].element}]"
-                          for di, a in sorted(row.items())).replace("+ -", "- ")
+        terms_text = [("-" if a < 0 else "") +
+                      f"{draws[di].method} (call {draws[di].call})[{draws[di].element}]"
+                      for di, a in sorted(row.items())]
+        text = " + ".join(terms_text[:6]).replace("+ -", "- ") + (
+            f" … ({len(terms_text)} draws)" if len(terms_text) > 6 else "")
         if P is None:
             t.undecided.append(f"{fm.labels[r]}: the law of {text} is not one the "
                                   "exact engine holds")
