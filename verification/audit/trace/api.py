@@ -50,13 +50,12 @@ from ..events import Column, Event, Value
 from ..mechanism import check_claim
 from ..neighbours import check_pair
 from . import certify
-from .leaves import leaf_fraction, same_leaf, same_tree
-from .model import MAX_PROBED, draws_of, groups_of, probe, solve
-from .recorder import center_of, same_value
+from .leaves import same_leaf, same_tree
+from .model import MAX_PROBED, draws_of, probe
+from .recorder import same_value
 from .releases import coefs as _coefs
 from .releases import form_model_of, portable, scaled, tracked_leaves
 from .releases import qtext as _q
-from .releases import unbounded as _unbounded
 from .result import KINDS, Finding, TraceResult, round_down, round_up
 
 __all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
@@ -292,14 +291,11 @@ class _Trace:
         moved = dep.moved_leaves() | dep_p.moved_leaves() | nonlinear
         for j in sorted(set(dep.moved) & set(dep_p.moved)):
             if dep.moved[j] != dep_p.moved[j]:
-                unbounded = all(_unbounded(draws[di]) for di in dep.moved[j])
+                # the probes' coefficients are not established: no loss attached
                 self.add("data-dependent-parameter", f"output{paths[j]}",
                          f"the noise reaching it is scaled by {_coefs(dep.moved[j], draws)} on "
                          f"d but {_coefs(dep_p.moved[j], draws)} on d' (the code scales the "
-                         "noise by a factor computed from the data)",
-                         loss=math.inf if self.delta == 0 and unbounded else None)
-        if self.rescaled and self.delta == 0:
-            self._rescaled_loss(dep, dep_p, draws, nonlinear)
+                         "noise by a factor computed from the data)")
         unnoised = 0
         self.fixed = [j for j in range(len(paths)) if j not in moved]
         apart = [j for j in range(len(paths)) if j not in moved and not same_leaf(ya[j], yb[j])]
@@ -327,97 +323,9 @@ class _Trace:
         if self.steered:
             self.candidates = self._candidates(rec)
             return None, False
-        if nonlinear or dep.raised or dep_p.raised:
-            return None, False
-        linear = sorted(j for j in dep.moved if dep.moved.get(j) == dep_p.moved.get(j))
-        rhs = self._shifts(rec, rp, linear, draws)
-        if rhs is None:
-            return None, False
-        self._declared(paths, rhs)
-        groups = groups_of({j: dep.moved[j] for j in linear}, draws)
-        rows = linear + [j for j in range(len(paths)) if j not in moved and
-                         same_leaf(ya[j], yb[j]) and leaf_fraction(ya[j]) is not None]
-        s, unique, bad = solve(rows, groups, rhs)
-        if bad:
-            leaves = sorted({paths[j] for grp in groups for j, _ in grp.column} & {
-                paths[j] for j in bad}) or [paths[bad[0]]]
-            self.add("unnoised-output", f"output{leaves[0]}",
-                     "a combination of outputs carries no noise: outputs that share one "
-                     "noise draw move apart between d and d' (one draw reused for several "
-                     "releases)", loss=math.inf)
-            return None, False
-        if unnoised:
-            return None, False
-        releases = []
-        for grp, sg in zip(groups, s):
-            if sg == 0:
-                continue
-            first = draws[grp.members[0]]
-            leaf_paths = ", ".join(f"output{paths[j]}" for j, _ in grp.column[:3])
-            if first.scale is not None and first.scale == 0:
-                self.add("unnoised-output", leaf_paths.split(", ")[0],
-                         f"{first.method} (call {first.call}) has scale 0: the value it "
-                         f"should hide moves by {_q(abs(sg))} with no noise at all",
-                         loss=math.inf)
-                return None, False
-            where = (f"{first.method} (call {first.call}"
-                     + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
-                     + f") → {leaf_paths}")
-            r = certify.release_of(where, first.method, first.scale, first.law, grp.k, sg,
-                                   self.modulus)
-            if r is None:
-                self.undecided.append(f"{where}: the law of {first.method} has no "
-                                      "privacy-loss distribution the accountant knows")
-                return None, False
-            releases.append(r)
-        if not unique:
-            self.undecided.append("the draws' shift is not unique (more draws than outputs "
-                                  "they move): the interval's lower end is not certified")
-        self.decided.append(f"{len(rows)} output value(s) decided: "
-                            f"{len(releases)} release(s) shifted, the rest equal")
-        return releases, not unique
+        return None, False      # untracked: findings only, never a certificate
 
-    def _rescaled_loss(self, dep, dep_p, draws, nonlinear):
-        """A calibration that differs on a law of unbounded support, whose draw reaches an
-        output additively: the two output laws have unbounded log-ratio (pure ε = ∞)."""
-        for k in sorted(self.rescaled):
-            additive = any(draws[di].call == k and _unbounded(draws[di])
-                           for j, row in dep.moved.items() if j not in nonlinear
-                           and dep_p.moved.get(j) == row for di in row)
-            if not additive:
-                continue
-            for i, f in enumerate(self.findings):
-                if f.kind == "data-dependent-parameter" and f.where.endswith(f"(call {k})"):
-                    self.findings[i] = Finding(f.kind, f.where, f.detail + "; its draw is "
-                                               "released additively, so the output's laws on "
-                                               "d and d' have unbounded log-ratio",
-                                               math.inf, True)
 
-    def _shifts(self, rec, rp, linear, draws):
-        """Δc: the unnoised values' shift, from centred replays where every draw has a
-        centre, else from the coupled outputs themselves."""
-        centred = all(center_of(c) is not None for c in rec.calls)
-        ca = cb = None
-        if centred:
-            ca = self.runner.replay(self.d, rec.calls, center=True)
-            cb = self.runner.replay(self.dp, rec.calls, center=True)
-            if ca.tree is None or cb.tree is None or ca.tree.structure != rec.tree.structure \
-                    or cb.tree.structure != rec.tree.structure:
-                ca = cb = None
-        out = {}
-        for j in linear:
-            a, b = ((ca.tree.values[j], cb.tree.values[j]) if ca is not None else
-                    (rec.tree.values[j], rp.tree.values[j]))
-            fa, fb = leaf_fraction(a), leaf_fraction(b)
-            if fa is None or fb is None:
-                self.undecided.append(f"output{rec.tree.paths[j]}: not a finite number")
-                return None
-            dlt = fb - fa
-            if self.modulus is not None and isinstance(a, int):
-                dlt = Fraction((int(dlt) + self.modulus // 2) % self.modulus
-                               - self.modulus // 2)
-            out[j] = dlt
-        return out
 
     def _declared(self, paths, rhs):
         if self.declared is None:

@@ -43,6 +43,7 @@ def form_model_of(t, rec, rp, draws, dep, dep_p):
                   ", though no branch on a noisy value was recorded")
     return fm
 
+
 def scaled(t, path, ra, rb, draws):
     """The noise reaches an output with coefficients that differ between d and d'
     (established by the forms). One draw of an unbounded law scaled differently: the
@@ -50,9 +51,10 @@ def scaled(t, path, ra, rb, draws):
     one = len(ra) == 1 and set(ra) == set(rb) and abs(next(iter(ra.values()))) != abs(
         next(iter(rb.values()))) and unbounded(draws[next(iter(ra))])
     t.add("data-dependent-parameter", f"output{path}",
-             f"the noise reaching it is scaled by {coefs(ra, draws)} on d but "
-             f"{coefs(rb, draws)} on d' (the code scales the noise by a factor computed "
-             "from the data)", loss=math.inf if t.delta == 0 and one else None)
+          f"the noise reaching it is scaled by {coefs(ra, draws)} on d but "
+          f"{coefs(rb, draws)} on d' (the code scales the noise by a factor computed "
+          "from the data)", loss=math.inf if t.delta == 0 and one else None)
+
 
 def tracked_leaves(t, rec, draws, fm):
     """The releases of the rows the forms give (:mod:`.forms`)."""
@@ -61,7 +63,7 @@ def tracked_leaves(t, rec, draws, fm):
     plain = [j for j in fm.plain_apart]
     if plain and not t._constant(rec, leaves=plain):
         t.undecided.append("outputs that no traced draw reaches change from run to run: "
-                              "the mechanism draws randomness the trace does not see")
+                           "the mechanism draws randomness the trace does not see")
         return None, False
     for where, detail in fm.infinite:
         t.add("unnoised-output", where, detail, loss=math.inf)
@@ -87,9 +89,9 @@ def tracked_leaves(t, rec, draws, fm):
         where = fm.labels[bad[0]]
         if fm.exact:
             t.add("unnoised-output", where,
-                     "a combination of outputs carries no noise: outputs that share one "
-                     "noise draw move apart between d and d' (one draw reused for several "
-                     "releases)", loss=math.inf)
+                  "a combination of outputs carries no noise: outputs that share one "
+                  "noise draw move apart between d and d' (one draw reused for several "
+                  "releases)", loss=math.inf)
         else:
             t.undecided.append(
                 f"{where}: a combination of it carries no noise between d and d', "
@@ -104,9 +106,9 @@ def tracked_leaves(t, rec, draws, fm):
         rows = [fm.labels[j] for j, _ in grp.column[:3]]
         if first.scale is not None and first.scale == 0:
             t.add("unnoised-output", rows[0],
-                     f"{first.method} (call {first.call}) has scale 0: the value it "
-                     f"should hide moves by {qtext(abs(sg))} with no noise at all",
-                     loss=math.inf)
+                  f"{first.method} (call {first.call}) has scale 0: the value it "
+                  f"should hide moves by {qtext(abs(sg))} with no noise at all",
+                  loss=math.inf)
             return None, False
         where = (f"{first.method} (call {first.call}"
                  + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
@@ -115,12 +117,12 @@ def tracked_leaves(t, rec, draws, fm):
                                t.modulus)
         if r is None:
             t.undecided.append(f"{where}: the law of {first.method} has no "
-                                  "privacy-loss distribution the accountant knows")
+                               "privacy-loss distribution the accountant knows")
             return None, False
         releases.append(r)
     if not unique:
         t.undecided.append("the draws' shift is not unique (more draws than outputs "
-                              "they move): the interval's lower end is not certified")
+                           "they move): the interval's lower end is not certified")
     if not fm.exact:
         t.bounded = fm.nodes
         t.decided.append(
@@ -130,8 +132,9 @@ def tracked_leaves(t, rec, draws, fm):
             + ") read as fixed post-processing of their inputs: the interval's upper "
             "end holds, its lower end is 0")
     t.decided.append(f"{len(fm.leaves)} output value(s) tracked exactly: "
-                        f"{len(releases)} release(s) shifted, the rest equal")
+                     f"{len(releases)} release(s) shifted, the rest equal")
     return releases, not unique or not fm.exact
+
 
 def row_laws(t, rec, draws, fm) -> dict | None:
     """Rows that are a signed sum (±1) of integer draws no other row uses, where a draw
@@ -166,7 +169,7 @@ def row_laws(t, rec, draws, fm) -> dict | None:
             f" … ({len(terms_text)} draws)" if len(terms_text) > 6 else "")
         if P is None:
             t.undecided.append(f"{fm.labels[r]}: the law of {text} is not one the "
-                                  "exact engine holds")
+                               "exact engine holds")
             return None
         floating = any(draws[di].family == "value" and draws[di].method not in EXACT_NUMPY
                        for di in row)
@@ -174,6 +177,7 @@ def row_laws(t, rec, draws, fm) -> dict | None:
                                         t.modulus, two_sided(row, draws, rec.calls),
                                         floating)
     return out
+
 
 def infinite_rescaled(t, k):
     for i, f in enumerate(t.findings):

@@ -184,7 +184,10 @@ _METADATA = {"shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj"
              "min_scalar_type", "can_cast", "iterable", "isscalar"}
 _AFFINE_UFUNCS = {"add", "subtract", "negative", "positive", "multiply", "divide",
                   "true_divide"}
-_DROP = ("dtype", "out", "casting", "order", "subok", "signature", "initial")
+_DROP = ("dtype", "out", "casting", "order", "subok", "signature")
+# keywords the forms do not follow (a masked ufunc leaves entries unset; an initial value
+# is not a form): an operation that uses them is a node
+_NOT_FOLLOWED = ("where", "initial")
 
 
 def _arg_is_plain(name, fname, args, kwargs) -> bool:
@@ -541,7 +544,8 @@ class Tracked:
         vals = [_val(x) for x in inputs]
         result = getattr(ufunc, method)(*vals, **kwargs)
         name = ufunc.__name__
-        if method == "__call__" and name in _AFFINE_UFUNCS:
+        followed = not any(k in kwargs for k in _NOT_FOLLOWED)
+        if method == "__call__" and name in _AFFINE_UFUNCS and followed:
             fkw = {k: v for k, v in kwargs.items() if k not in _DROP}
             try:
                 forms = [x.form if isinstance(x, Tracked) else _lift_array(x)
@@ -551,7 +555,8 @@ class Tracked:
                 res = _wrap_result(result, form, tape)
             except (_NotAffine, ZeroDivisionError, TypeError, ValueError, OverflowError):
                 res = tape.node(name, _tracked_in(inputs), _plain(inputs), result)
-        elif method == "reduce" and name == "add" and isinstance(inputs[0], Tracked):
+        elif method == "reduce" and name == "add" and isinstance(inputs[0], Tracked) and \
+                followed:
             fkw = {k: v for k, v in kwargs.items() if k not in _DROP}
             try:
                 res = _wrap_result(result, np.add.reduce(inputs[0].form, **fkw), tape)
@@ -596,7 +601,8 @@ class Tracked:
         result = func(*vals, **kvals)
         if name in _METADATA:
             return result
-        if name in _STRUCTURAL and _arg_is_plain(name, name, args, kwargs):
+        if name in _STRUCTURAL and _arg_is_plain(name, name, args, kwargs) and \
+                not any(k in kwargs for k in _NOT_FOLLOWED if name != "where"):
             lift = name in _LIFTED
             try:
                 fargs = [a if (name in _PLAIN_ARGS and i in _PLAIN_ARGS[name])
