@@ -51,3 +51,47 @@ def polya_difference_hyp(k: int, r: Fraction, beta) -> mpmath.mpf:
     r = mp(r)
     return ((1 - beta) ** (2 * r) * beta**k * mpmath.rf(r, k) / mpmath.factorial(k)
             * mpmath.hyp2f1(r, k + r, k + 1, beta**2))
+
+
+def gaussian_hockey(eps, m1, s1, m2, s2) -> mpmath.mpf:
+    """δ_{P‖Q}(ε) for P = N(m1, s1²), Q = N(m2, s2²): the loss's crossings of ε found by
+    scanning a grid and bisecting (no quadratic formula), then (p − e^ε q) integrated by
+    quadrature between consecutive crossings where it is positive."""
+    m1, s1, m2, s2, eps = (mp(Fraction(v)) if not isinstance(v, mpmath.mpf) else v
+                           for v in (m1, s1, m2, s2, eps))
+
+    def loss(x):
+        return (-(x - m1) ** 2 / (2 * s1 * s1) + (x - m2) ** 2 / (2 * s2 * s2)
+                + mpmath.log(s2 / s1) - eps)
+
+    width = 60 * max(s1, s2) + abs(m1) + abs(m2)
+    grid = [-width + 2 * width * i / 4000 for i in range(4001)]
+    crossings = [mpmath.findroot(loss, (a, b), solver="bisect")
+                 for a, b in zip(grid, grid[1:]) if (loss(a) > 0) != (loss(b) > 0)]
+    ends = [-mpmath.inf] + crossings + [mpmath.inf]
+    total = mpmath.mpf(0)
+    for a, b in zip(ends, ends[1:]):
+        inside = (a + b) / 2 if mpmath.isfinite(a) and mpmath.isfinite(b) else (
+            b - 1 if mpmath.isfinite(b) else a + 1 if mpmath.isfinite(a) else m1)
+        if loss(inside) > 0:
+            total += mpmath.quad(lambda x: mpmath.npdf(x, m1, s1)
+                                 - mpmath.exp(eps) * mpmath.npdf(x, m2, s2), [a, b])
+    return total
+
+
+def gaussian_pair_epsilon(m1, s1, m2, s2, delta, tol=Fraction(1, 10**9)) -> mpmath.mpf:
+    """ε(δ) between N(m1, s1²) and N(m2, s2²), both directions, by bisection on
+    :func:`gaussian_hockey`."""
+    d = mp(Fraction(delta))
+
+    def over(e):
+        return max(gaussian_hockey(e, m1, s1, m2, s2), gaussian_hockey(e, m2, s2, m1, s1)) > d
+    if not over(mpmath.mpf(0)):
+        return mpmath.mpf(0)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    while over(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > mp(tol):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if over(mid) else (lo, mid)
+    return (lo + hi) / 2

@@ -23,6 +23,7 @@ from privtools.cli import app
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteLaplace
 from privtools.testing import PrivacyAssertionError, assert_private
+from tests import oracles
 from verification.audit import audit_mechanism, trace_mechanism
 
 _D, _DP = [0.5, 0.2, 0.4], [0.5, 0.2]
@@ -225,3 +226,26 @@ def test_the_cli_never_passes_what_the_trace_cannot_certify(tmp_path, name, d, d
                                    "--seed", "1"])
     assert res.exit_code == code, res.output
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("coef_or_call", ["call", "coefficient"])
+@pytest.mark.parametrize("eps, verdict", [(1.0, "fail"), (20.0, "holds")])
+def test_a_data_dependent_gaussian_scale_is_certified_at_positive_delta(coef_or_call, eps,
+                                                                       verdict):
+    """σ = 2 + len(d)/10 (2.3 on d, 2.2 on d'), passed to rng.normal or multiplied in the
+    code: the view is N(3, 2.3²) against N(2, 2.2²). Its ε(δ) is finite at δ > 0 — the
+    interval holds the independent oracle's value — and infinite at δ = 0."""
+    def mechanism(d, size, rng):
+        sigma = 2.0 + 0.1 * len(d)
+        if coef_or_call == "call":
+            return sum(d) + rng.normal(0.0, sigma, size)
+        return sum(d) + rng.standard_normal(size) * sigma
+    d, dp = [1, 1, 1], [1, 1]
+    r = trace_mechanism(mechanism, d, dp, eps, 1e-5, rng=0, arithmetic="real")
+    assert r.verdict == verdict, r.describe()
+    exact = oracles.gaussian_pair_epsilon(0, Fraction(2.0 + 0.1 * 3), -1, Fraction(2.0 + 0.1 * 2),
+                                          Fraction(1, 10**5))
+    lo, hi = ends(r.epsilon_interval)
+    assert lo - 1e-8 <= exact <= hi + 1e-8
+    pure = trace_mechanism(mechanism, d, dp, eps, 0.0, rng=0, arithmetic="real")
+    assert pure.verdict == "fail" and ends(pure.epsilon_interval)[0] == mpmath.inf

@@ -54,7 +54,7 @@ from .leaves import same_leaf, same_tree
 from .model import MAX_PROBED, draws_of, probe
 from .recorder import same_value
 from .releases import coefs as _coefs
-from .releases import form_model_of, portable, scaled, tracked_leaves
+from .releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
 from .releases import qtext as _q
 from .result import KINDS, Finding, TraceResult, round_down, round_up
 
@@ -122,6 +122,8 @@ class _Trace:
         self.fixed: list[int] = []             # outputs no draw moves (constant, we claim)
         self.varying: set[int] = set()
         self.tracked_ok = False                # the releases come from tracked forms
+        self.gaussian_dp = False               # a data-dependent σ, certified at δ > 0
+        self.coupled_dp = None                 # the coupled replay on d'
         self.bounded: tuple = ()               # nodes: the interval is an upper bound only
         self.untracked: str | None = None      # why the forms could not be used
 
@@ -273,10 +275,17 @@ class _Trace:
         dep = probe(self.runner, self.d, rec, draws, modulus=self.modulus)
         dep_p = probe(self.runner, self.dp, rp, draws, modulus=self.modulus)
         fm = form_model_of(self, rec, rp, draws, dep, dep_p)
+        self.coupled_dp = rp
         if fm.ok:
             return tracked_leaves(self, rec, draws, fm)
+        g = two_gaussians(self, rec, draws, fm)
+        if g is not None:
+            for j, (ra, rb, _) in fm.scaled.items():
+                scaled(self, rec.tree.paths[j], ra, rb, draws)
+            self.tracked_ok = True
+            return [g], False
         self.untracked = fm.why[0]
-        for j, (ra, rb) in fm.scaled.items():
+        for j, (ra, rb, _) in fm.scaled.items():
             scaled(self, rec.tree.paths[j], ra, rb, draws)
         steered = dep.steered + dep_p.steered
         if steered:
@@ -402,12 +411,14 @@ class _Trace:
         if infinite:
             iv = mpmath.mpi(mpmath.inf, mpmath.inf)
         elif releases is not None and self.tracked_ok and not self.undecided and \
-                not self.steered and not any(f.kind == "data-dependent-parameter"
-                                             for f in self.findings):
+                not self.steered and (self.gaussian_dp or not any(
+                    f.kind == "data-dependent-parameter" for f in self.findings)):
             iv = certify.compose(releases, self.delta, bound_only=bound_only)
             continuous = any(r.continuous for r in releases)
             lo, hi = ends(iv)
-            if lo > self.eps_exact:
+            if self.gaussian_dp:
+                self._gaussian_findings(lo, hi)
+            elif lo > self.eps_exact:
                 self._sensitivity(releases)
         verdict = "inconclusive"
         if infinite or self.declared_broken:   # exact: the code breaks what it declares
@@ -453,6 +464,18 @@ class _Trace:
     def eps_exact(self):
         """The claim with its slack: ε·(1 + rtol), exactly."""
         return fraction_bounds(Fraction(self.eps) * (1 + Fraction(self.rtol)), 256)[0]
+
+    def _gaussian_findings(self, lo, hi):
+        """A data-dependent σ certified at δ > 0: within the claim it is no finding; above
+        it, the data-dependent-parameter finding carries the certified loss."""
+        dp = [f for f in self.findings if f.kind == "data-dependent-parameter"]
+        rest = [f for f in self.findings if f.kind != "data-dependent-parameter"]
+        if hi <= self.eps_exact:
+            self.findings = rest
+        elif lo > self.eps_exact:
+            self.findings = rest + [Finding(f.kind, f.where, f.detail + "; the two "
+                                            "Gaussians' ε(δ) is certified", round_down(lo))
+                                    for f in dp]
 
     def _sensitivity(self, releases):
         alone = []

@@ -71,6 +71,7 @@ class Release:
     scale: Fraction | None = None
     source: object = None          # the privtools law of the draws, or the numpy method
     count: int = 1                 # how many i.i.d. draws the release sums
+    eps_delta: tuple | None = None  # certified ε(δ) ends where the laws are not a shift
 
     def describe(self) -> str:
         kind = "" if self.exact else " (an upper bound)"
@@ -259,6 +260,10 @@ def compose(releases: list[Release], delta: Fraction, *, bound_only: bool = Fals
     are upper bounds only — and every release when ``bound_only`` (a shift that is not
     unique) — leave the lower end."""
     exact = [r for r in releases if r.exact and not bound_only]
+    fixed = [r for r in releases if r.eps_delta is not None]
+    if fixed and delta > 0:       # two laws of different scales: alone, or bounded by ∞
+        return interval(*fixed[0].eps_delta) if len(releases) == 1 else \
+            interval(mpmath.mpf(0), _inf())
     if delta == 0:
         return interval(_total([r.pure for r in exact], 0),
                         _total([r.pure for r in releases], 1))

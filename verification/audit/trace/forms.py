@@ -58,7 +58,7 @@ class FormModel:
     leaves: list = field(default_factory=list)         # the rows that are output leaves
     exact: bool = True                                 # no nodes: V is the view
     infinite: list = field(default_factory=list)       # (where, detail): established ∞
-    scaled: dict = field(default_factory=dict)         # leaf -> (coefs on d, coefs on d')
+    scaled: dict = field(default_factory=dict)         # leaf -> (coefs on d, on d', shift)
     plain_apart: list = field(default_factory=list)    # plain leaves that differ
     nodes: tuple = ()
 
@@ -330,7 +330,7 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
             ra, rb = _raw(la, index), _raw(lb, index)
             if ra is not None and rb is not None and not _node_atoms(la) and \
                     not _node_atoms(lb):
-                fm.scaled[j] = (ra, rb)
+                fm.scaled[j] = (ra, rb, lb.c - la.c)
             fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
             continue
         # the probes cross-check the form

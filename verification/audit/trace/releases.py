@@ -15,6 +15,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from privtools.accounting import PmfPairEvent
@@ -22,11 +23,13 @@ from privtools.accounting import PmfPairEvent
 from . import certify
 from .discrete import draw_pmf, row_pmf
 from .forms import form_model
+from .gaussians import gaussian_pair_epsilon
 from .model import groups_of, solve
 from .recorder import same_value
 from .result import Finding
 
-__all__ = ["form_model_of", "tracked_leaves", "scaled", "portable", "EXACT_NUMPY"]
+__all__ = ["form_model_of", "tracked_leaves", "scaled", "portable", "two_gaussians",
+           "EXACT_NUMPY"]
 
 # numpy draws whose sampler is exact integer arithmetic (Lemire's bounded integers); the
 # other discrete samplers compute in floating point
@@ -77,7 +80,8 @@ def tracked_leaves(t, rec, draws, fm):
             if alone and fm.exact:
                 infinite_rescaled(t, k)
     if any(f.kind == "data-dependent-parameter" for f in t.findings):
-        return None, False
+        g = two_gaussians(t, rec, draws, fm)
+        return ([g], False) if g is not None else (None, False)
     t._declared(paths, {j: fm.rhs[j] for j in fm.leaves})
     own = row_laws(t, rec, draws, fm)
     if own is None:
@@ -224,3 +228,52 @@ def qtext(q: Fraction) -> str:
 def coefs(row: dict, draws) -> str:
     return " + ".join(f"{qtext(a)}·{draws[di].method}[{draws[di].element}]"
                       for di, a in sorted(row.items()))
+
+
+def _gaussian_scale(call, e) -> Fraction | None:
+    if call.method == "standard_normal":
+        return Fraction(1)
+    if call.method != "normal" or call.scale is None:
+        return None
+    v = float(np.asarray(call.scale).reshape(-1)[e])
+    return Fraction(v) if np.isfinite(v) and v > 0 else None
+
+
+def two_gaussians(t, rec, draws, fm):
+    """The pair's whole view is one Gaussian draw whose scale — the call's σ, or the
+    coefficient the code multiplies it by — differs between d and d' (a data-dependent
+    parameter): at δ > 0 its certified ε(δ) is that of the two Gaussians
+    (:mod:`.gaussians`), instead of no loss at all. None where the view is anything else."""
+    if t.delta == 0 or len(rec.tree.paths) != 1 or t.fresh_dp is None:
+        return None
+    if fm.scaled:
+        if len(fm.why) != 1 or 0 not in fm.scaled:
+            return None
+        ra, rb, dc = fm.scaled[0]
+    elif fm.ok and fm.exact and fm.rows == [0]:
+        ra = rb = fm.moved[0]
+        dc = fm.rhs[0]
+    else:
+        return None
+    if len(ra) != 1 or set(ra) != set(rb):
+        return None
+    di = next(iter(ra))
+    k, e = draws[di].call, draws[di].element
+    other = t.coupled_dp
+    if other is None or len(other.calls) != len(rec.calls) or any(
+            j != k and j in t.rescaled for j in range(len(rec.calls))):
+        return None
+    sa, sb = _gaussian_scale(rec.calls[k], e), _gaussian_scale(other.calls[k], e)
+    if sa is None or sb is None:
+        return None
+    s1, s2 = abs(ra[di]) * sa, abs(rb[di]) * sb
+    if s1 == s2 or s1 == 0 or s2 == 0:
+        return None
+    lo, hi = gaussian_pair_epsilon(Fraction(0), s1, dc, s2, t.delta)
+    where = f"{draws[di].method} (call {k}, element {e}) → {fm.labels.get(0, 'output')}"
+    text = f"N(0, {qtext(s1)}²) on d, N({qtext(dc)}, {qtext(s2)}²) on d'"
+    t.gaussian_dp = True
+    t.decided.append(f"the Gaussian's scale is {qtext(s1)} on d and {qtext(s2)} on d': the "
+                     "two laws' ε(δ) is certified directly (not a shift)")
+    return certify.Release(where, text, dc, (), (mpmath.inf, mpmath.inf), True, True,
+                           s1, draws[di].method, 1, (lo, hi))
