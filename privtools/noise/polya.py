@@ -27,7 +27,6 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.special as sc
-import scipy.stats as st
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
@@ -177,7 +176,9 @@ class Polya(_PolyaParams, IntegerDistribution):
 
     # ---------------------------------------------------------------- float
     def _nbinom(self):
-        return st.nbinom(self._r, self._one_minus_beta)
+        from scipy.stats import nbinom  # here: scipy.stats costs ~0.5 s of every start-up
+
+        return nbinom(self._r, self._one_minus_beta)
 
     @property
     def center(self) -> int:
