@@ -61,7 +61,9 @@ def _interval(r) -> str:
 
 
 def _contains(r, truth) -> str:
-    if truth is None or r.epsilon_interval is None:
+    """Does a decided pair's interval hold the zoo's true ε? An undecided pair's interval (an
+    upper bound through a node, for this pair) makes no claim about the supremum: "—"."""
+    if truth is None or r.epsilon_interval is None or r.verdict == "inconclusive":
         return "—"
     lo, hi = ends(r.epsilon_interval)
     t = truth if math.isfinite(truth) else math.inf
@@ -69,8 +71,12 @@ def _contains(r, truth) -> str:
 
 
 def _rank(r) -> tuple:
+    """The worst pair: a failing one (largest certified lower end), else an undecided one
+    (largest upper end: a bound from above only), and a holding pair last — a mechanism
+    holds in the table only when every traced pair holds."""
     b = r.epsilon_bounds
-    return (r.verdict == "fail", b[0] if b else -1.0)
+    return (r.verdict == "fail", r.verdict != "holds", b[0] if b else -1.0,
+            b[1] if b else -1.0)
 
 
 def _trace(mech, d, dp, eps, delta, seed, arithmetic):
