@@ -249,3 +249,39 @@ def test_a_data_dependent_gaussian_scale_is_certified_at_positive_delta(coef_or_
     assert lo - 1e-8 <= exact <= hi + 1e-8
     pure = trace_mechanism(mechanism, d, dp, eps, 0.0, rng=0, arithmetic="real")
     assert pure.verdict == "fail" and ends(pure.epsilon_interval)[0] == mpmath.inf
+
+
+@pytest.mark.parametrize("claim, verdict", [(0.5, "holds"), (0.4, "fail")])
+def test_rounding_before_an_integer_shift_is_the_laplace_release(claim, verdict):
+    """``s + rint(Lap(2))`` with s moving by 1: rint commutes with integer shifts, so the view
+    is Lap(2) shifted by 1 (ε ≤ 1/2 by post-processing), and the rounded law keeps the
+    geometric tails e^{−|k|/2} (ε ≥ 1/2): exactly 1/2."""
+    r = trace_mechanism(lambda d, size, rng: sum(d) + np.rint(rng.laplace(0.0, 2.0)),
+                        [1, 1], [1], claim, rng=0, arithmetic="real")
+    assert r.verdict == verdict, r.describe()
+    assert ends(r.epsilon_interval) == (0.5, 0.5)
+
+
+def test_rounding_a_scaled_draw_with_an_offset():
+    """``s − floor(1/4 + 3·Lap(1))``: the view is Lap(1) moved by 1/3 — exactly 1/3."""
+    r = trace_mechanism(lambda d, size, rng: sum(d) - np.floor(0.25 + 3 * rng.laplace(0, 1.0)),
+                        [2, 1], [2], 0.4, rng=0, arithmetic="real")
+    assert r.verdict == "holds", r.describe()
+    lo, hi = ends(r.epsilon_interval)
+    third = mpmath.mpf(1) / 3
+    assert lo <= third <= hi and hi - lo < 1e-15
+
+
+def test_rounding_a_gaussian_or_at_positive_delta_is_an_upper_bound():
+    r = trace_mechanism(lambda d, size, rng: sum(d) + np.rint(rng.normal(0.0, 2.0)),
+                        [1, 1], [1], 1.0, 1e-5, rng=0, arithmetic="real")
+    assert r.verdict == "inconclusive" and ends(r.epsilon_interval)[0] == 0
+
+
+@pytest.mark.parametrize("delta, verdict", [(0.0, "fail"), (1e-3, "inconclusive")])
+def test_clipping_the_noise_before_the_data_moves_its_atoms(delta, verdict):
+    """``s + clip(Lap(1), −3, 3)``: point masses at s − 3 and s + 3 on d, at s' ± 3 on d' —
+    pure ε = ∞; at δ > 0 the atoms' mass may be within δ, and nothing is certified."""
+    r = trace_mechanism(lambda d, size, rng: sum(d) + np.clip(rng.laplace(0.0, 1.0), -3, 3),
+                        [1, 1], [1], 5.0, delta, rng=0, arithmetic="real")
+    assert r.verdict == verdict, r.describe()

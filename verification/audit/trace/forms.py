@@ -242,12 +242,103 @@ def _folded_nodes(na, nb, draws, index) -> dict:
     return folded
 
 
+# rounding to the integers that commutes with an integer shift: R(x + n) = R(x) + n (for rint
+# and around, up to the ties, which have probability 0 for a continuous draw)
+_EQUIVARIANT = frozenset({"rint", "floor", "ceil", "around", "round", "__round__",
+                          "__floor__", "__ceil__"})
+_UNBOUNDED = ("laplace", "normal", "standard_normal", "logistic", "gumbel")
+
+
+def _single_node_leaf(la, lb):
+    """(node index, element, α) when both forms are ``c + α·w`` for one node value w."""
+    if la is None or lb is None or not (la.finite and lb.finite) or la.a != lb.a or \
+            len(la.a) != 1:
+        return None
+    (u, alpha), = la.a.items()
+    return (u[1], u[2], alpha) if u[0] == "w" else None
+
+
+def _node_input(node, e):
+    """The input form of a one-input node at element e (None when it is not one draw)."""
+    if len(node.inputs) != 1:
+        return None
+    flat = node.inputs[0].reshape(-1)
+    f = flat[e] if flat.size > 1 else flat[0]
+    return f if f.finite and len(f.a) == 1 and next(iter(f.a))[0] != "w" else None
+
+
+def _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus, pure):
+    """Leaves ``c + α·R(c₀ + a·z)`` of one draw z, where R rounds to the integers and
+    commutes with integer shifts, and c moves by α·n (n an integer): the view on d' is the
+    view on d with z moved by n/a — a release of z's law (an upper bound by
+    post-processing; exact in pure ε for a Laplace z, whose rounded law keeps its geometric
+    tails, ratio e^{1/(|a|b)} a unit). Leaves ``c + α·clip(c₀ + a·z, lo, hi)`` of an unbounded z
+    whose c moves: atoms at c + α·lo and c + α·hi that move, ε = ∞ (pure). Returns the
+    absorbed nodes and whether every absorption is exact."""
+    absorbed, exact = set(), True
+    if modulus is not None:
+        return absorbed, exact
+    uses: dict[int, int] = {}
+    for f in list(fa) + [g for n in nd for arr in n.inputs for g in arr.reshape(-1)]:
+        if f is not None and f.finite:
+            for u in f.a:
+                if u[0] == "w":
+                    uses[u[1]] = uses.get(u[1], 0) + 1
+    for j, (la, lb) in enumerate(zip(fa, fb)):
+        hit = _single_node_leaf(la, lb)
+        if hit is None:
+            continue
+        k, e, alpha = hit
+        node, other = nd[k], np_[k]
+        if uses.get(k) != 1 or (node.inputs[0].shape != node.shape and
+                                node.inputs[0].size != 1):
+            continue
+        fin, fin_p = _node_input(node, e), _node_input(other, e)
+        if fin is None or fin_p is None or fin.a != fin_p.a or fin.c != fin_p.c:
+            continue
+        (u, a), = fin.a.items()
+        di = index.get(u)
+        if di is None:
+            continue
+        where = paths[j] if paths[j] == "output" else f"output{paths[j]}"
+        dc = lb.c - la.c
+        if node.op in _EQUIVARIANT and not [p for p in node.params
+                                            if not isinstance(p, tuple) and p not in (0, None)]:
+            n = dc / alpha
+            if n.denominator != 1:
+                continue                     # off the lattice: the lattice rule's ∞
+            fm.rows.append(j)
+            fm.leaves.append(j)
+            fm.labels[j] = where
+            fm.moved[j] = {di: a}
+            fm.rhs[j] = n
+            absorbed.add(k)
+            # exact for pure ε only: rounding may lower ε(δ) at δ > 0
+            exact = exact and draws[di].method == "laplace" and pure
+        elif node.op == "clip" and pure and dc != 0 and draws[di].method in _UNBOUNDED:
+            bounds = [p for p in node.params if not isinstance(p, tuple)]
+            if len(bounds) != 2 or not all(np.ndim(b) == 0 for b in bounds):
+                continue
+            lo, hi = (Fraction(float(b)) for b in bounds)
+            if not lo < hi:
+                continue
+            atoms_d = {la.c + alpha * lo, la.c + alpha * hi}
+            atoms_p = {lb.c + alpha * lo, lb.c + alpha * hi}
+            if atoms_d != atoms_p:
+                fm.infinite.append((where, f"clip({_num(lo)}, {_num(hi)}) of {draws[di].method} "
+                                    f"before the data: atoms at {_num(min(atoms_d))} and "
+                                    f"{_num(max(atoms_d))} on d, at {_num(min(atoms_p))} and "
+                                    f"{_num(max(atoms_p))} on d' — disjoint point masses"))
+                absorbed.add(k)
+    return absorbed, exact
+
+
 def _centred(q: Fraction, m: int) -> Fraction:
     return Fraction((int(q) + m // 2) % m - m // 2) if q.denominator == 1 else q
 
 
 def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
-               modulus=None) -> FormModel:
+               modulus=None, pure=True) -> FormModel:
     """The rows of a coupled pair's tracked runs ``trec`` (on d) and ``trp`` (on d'),
     checked against the plain runs ``rec``/``rp`` and the probes ``dep``/``dep_p``. Under
     a ``modulus`` m, every leaf must be computed as ``x % m`` in the code; its row is ``x``
@@ -303,9 +394,12 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
                 return fm
             fa[j], fb[j] = ia, ib
             wrapped.add(ka)
-    fm.nodes = tuple(n for n in nd if n.index not in wrapped and n.index not in folded)
-    fm.exact = not fm.nodes
     ya, yb = rec.tree.values, rp.tree.values
+    absorbed, exact_absorbed = _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus,
+                                       pure)
+    fm.nodes = tuple(n for n in nd if n.index not in wrapped and n.index not in folded
+                     and n.index not in absorbed)
+    fm.exact = not fm.nodes and exact_absorbed
     for j, (la, lb) in enumerate(zip(fa, fb)):
         where = paths[j] if paths[j] == "output" else f"output{paths[j]}"
         pa = la is None or not la.finite
@@ -361,6 +455,8 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
             fm.infinite.append((where, f"takes values in c + {_num(g)}ℤ (integer-valued "
                                 f"noise), and c moves by {_num(dc)} between d and d': the "
                                 "supports are disjoint"))
+        if j in fm.moved:                     # a rounded draw's release (absorbed above)
+            continue
         fm.rows.append(j)
         fm.leaves.append(j)
         fm.labels[j] = where
@@ -370,7 +466,7 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
         return fm
     row = len(paths)
     for a, b in zip(nd, np_):
-        if a.index in wrapped or a.index in folded:
+        if a.index in wrapped or a.index in folded or a.index in absorbed:
             continue
         for x, y in zip(a.inputs, b.inputs):
             for la, lb in zip(x.reshape(-1), y.reshape(-1)):

@@ -40,7 +40,8 @@ def form_model_of(t, rec, rp, draws, dep, dep_p):
     """The tracked runs of the coupled pair, read as rows (:mod:`.forms`)."""
     trec = t.runner.tracked(t.d, rec.calls)
     trp = t.runner.tracked(t.dp, rec.calls)
-    fm = form_model(trec, trp, rec, rp, draws, dep, dep_p, t.varying, t.modulus)
+    fm = form_model(trec, trp, rec, rp, draws, dep, dep_p, t.varying, t.modulus,
+                    t.delta == 0)
     if fm.ok and (dep.steered or dep_p.steered or dep.raised or dep_p.raised):
         fm.refuse((dep.steered + dep_p.steered + dep.raised + dep_p.raised)[0] +
                   ", though no branch on a noisy value was recorded")
