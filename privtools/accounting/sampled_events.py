@@ -28,6 +28,7 @@ from privtools.errors import ParameterError
 from privtools.neighbours import ADD_REMOVE, REPLACE_ONE
 from privtools.validation import check_int, to_fraction
 
+from .base import check_relation
 from .events import ComposedEvent, DpEvent, PureDPEvent, RepeatedEvent, _set
 
 __all__ = ["PoissonSampledEvent", "SampledWithoutReplacementEvent", "RandomAllocationEvent",
@@ -54,9 +55,7 @@ def _rate(name: str, value) -> Fraction:
 
 
 def _relation(value, allowed: str, kind: str) -> str:
-    if value not in (ADD_REMOVE, REPLACE_ONE):
-        raise ParameterError(f"neighbouring must be {ADD_REMOVE!r} or {REPLACE_ONE!r}, got "
-                             f"{value!r}")
+    check_relation(value)
     if value != allowed:
         raise ParameterError(f"neighbouring={value!r} is not supported for {kind}: its "
                              f"amplification is accounted under {allowed!r}")

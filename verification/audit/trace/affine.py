@@ -64,13 +64,6 @@ class Lin:
     def finite(self) -> bool:
         return _finite(self.c)
 
-    def raw(self) -> dict:
-        """The coefficients of the draws (atoms that are not node values)."""
-        return {u: v for u, v in self.a.items() if u[0] != "w"}
-
-    def nodes(self) -> dict:
-        return {u: v for u, v in self.a.items() if u[0] == "w"}
-
     def __repr__(self) -> str:
         return f"Lin({self.c}, {self.a})"
 

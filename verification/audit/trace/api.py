@@ -50,12 +50,12 @@ from ..events import Column, Event, Value
 from ..mechanism import check_claim
 from ..neighbours import check_pair
 from . import certify
+from .certify import qtext as _q
 from .leaves import same_leaf, same_tree
 from .model import MAX_PROBED, draws_of, probe
 from .recorder import same_value
 from .releases import coefs as _coefs
 from .releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
-from .releases import qtext as _q
 from .result import KINDS, Finding, TraceResult, round_down, round_up
 
 __all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
@@ -119,7 +119,6 @@ class _Trace:
         self.rescaled: set[int] = set()        # calls whose calibration differs
         self.fresh_dp = None                   # a fresh run on d' (its structure)
         self.declared_broken = False           # a shift beyond the declared sensitivity
-        self.fixed: list[int] = []             # outputs no draw moves (constant, we claim)
         self.varying: set[int] = set()
         self.tracked_ok = False                # the releases come from tracked forms
         self.gaussian_dp = False               # a data-dependent σ, certified at δ > 0
@@ -306,7 +305,6 @@ class _Trace:
                          f"d but {_coefs(dep_p.moved[j], draws)} on d' (the code scales the "
                          "noise by a factor computed from the data)")
         unnoised = 0
-        self.fixed = [j for j in range(len(paths)) if j not in moved]
         apart = [j for j in range(len(paths)) if j not in moved and not same_leaf(ya[j], yb[j])]
         still = apart and not self.steered and not (set(apart) & self.varying) and \
             self._constant(rec, leaves=apart)
@@ -428,11 +426,7 @@ class _Trace:
             if lo > self.eps_exact:
                 verdict = "fail"
             elif hi <= self.eps_exact and not self.findings:
-                if self.fixed and not self._constant(rec, leaves=self.fixed):
-                    self.undecided.append(
-                        "outputs that no traced draw moves change from run to run: the "
-                        "mechanism draws randomness the trace does not see")
-                elif continuous and self.arithmetic == "exact":
+                if continuous and self.arithmetic == "exact":
                     self.undecided.append(
                         "the noise is drawn in floating point (a continuous law, or numpy's "
                         "float-based geometric/binomial/… samplers, whose supports are "

@@ -49,7 +49,7 @@ from privtools.exact.divergence import llr
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
 
 __all__ = ["Release", "release_of", "release_of_pmf", "compose", "alone",
-           "gaussian_epsilon"]
+           "gaussian_epsilon", "qtext", "integer_pmf"]
 
 _PMF_DPS = 30
 
@@ -75,10 +75,11 @@ class Release:
 
     def describe(self) -> str:
         kind = "" if self.exact else " (an upper bound)"
-        return f"{self.where}: {self.law} shifted by {_num(self.shift)}{kind}"
+        return f"{self.where}: {self.law} shifted by {qtext(self.shift)}{kind}"
 
 
-def _num(q: Fraction) -> str:
+def qtext(q: Fraction) -> str:
+    """A rational as text: exact when its denominator is small, else 10 digits."""
     return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
 
 
@@ -108,12 +109,12 @@ def _release(where, method, scale, law, k, s, modulus):
         b = scale
         evs = (LaplaceEvent(b=b, sensitivity=a / k),) * k
         pure = _pure_point(a / b)
-        return Release(where, f"Laplace(0, {_num(b)})" + (f" ×{k} summed" if k > 1 else ""),
+        return Release(where, f"Laplace(0, {qtext(b)})" + (f" ×{k} summed" if k > 1 else ""),
                        s, evs, pure, k == 1, True, b)
     if method in ("normal", "standard_normal"):
         sigma = scale
         evs = (GaussianEvent(sigma=sigma, sensitivity=a / k),) * k
-        text = f"N(0, {_num(sigma)}²)" + (f" ×{k} summed" if k > 1 else "")
+        text = f"N(0, {qtext(sigma)}²)" + (f" ×{k} summed" if k > 1 else "")
         return Release(where, text, s, evs, (_inf(), _inf()), True, True, sigma)
     if law is None:
         return None
@@ -132,7 +133,7 @@ def _release(where, method, scale, law, k, s, modulus):
             if dl_scale is not None:        # a post-processing of the unwrapped Lap_Z
                 pure = (pure[0], min(pure[1], _pure_point(Fraction(n) / dl_scale)[1]))
         return Release(where, text, s, (ev,), pure, True, False, dl_scale)
-    P = _integer_pmf(law, k)
+    P = integer_pmf(law, k)
     if P is None:
         return None
     Q = shift(P, n)
@@ -192,7 +193,7 @@ def _summed_law(law, k: int):
     return None
 
 
-def _integer_pmf(law, k: int, digits: int = _PMF_DPS) -> ExactPMF | None:
+def integer_pmf(law, k: int, digits: int = _PMF_DPS) -> ExactPMF | None:
     """Certified PMF of k summed draws, tail mass below 10^-digits (None if not built)."""
     tail = Fraction(1, 10**digits)
     dps = digits + 10
@@ -210,7 +211,7 @@ def _wrapped_pure(law, k: int, n: int, m: int) -> tuple:
     covers Z_m where the tail allows (mass left untabulated leaves the upper end open)."""
     best = (mpmath.mpf(0), _inf())
     for digits in (30, 100, 300):
-        P = _integer_pmf(law, k, digits)
+        P = integer_pmf(law, k, digits)
         if P is None:
             return best
         best = _wrapped_pure_pq(wrap(P, m), wrap(shift(P, n), m))

@@ -29,6 +29,8 @@ from privtools.certified import balls as _arb
 from privtools.exact import ExactPMF, convolve, shift
 from privtools.noise import Polya
 
+from .certify import integer_pmf
+
 __all__ = ["draw_pmf", "row_pmf", "NUMPY_DISCRETE", "MAX_POINTS"]
 
 #: numpy Generator methods whose draws are held as exact laws.
@@ -71,10 +73,7 @@ def draw_pmf(method: str, params: dict, law=None) -> ExactPMF | None:
     """The certified PMF of one draw of ``method`` with the call's ``params`` (None when
     it is not held)."""
     if law is not None:
-        try:
-            return ExactPMF.from_distribution(law, dps=_DPS + 10, tail=Fraction(1, 10**_DPS))
-        except Exception:
-            return None
+        return integer_pmf(law, 1)
     p = {k: _scalar(v) for k, v in params.items() if k != "size"}
     if any(v is None and k not in ("high",) for k, v in p.items()):
         return None

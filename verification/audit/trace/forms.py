@@ -37,12 +37,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from .leaves import same_leaf
+from .affine import Lin
+from .certify import qtext
+from .leaves import same_leaf, same_tree
+from .model import _REL
 from .recorder import same_value
+from .tracked import TRACKED
 
 __all__ = ["FormModel", "form_model"]
-
-_REL = Fraction(1, 10**9)
 
 
 @dataclass
@@ -180,7 +182,6 @@ def _fold(node, draws, index):
     op = node.op
     if op not in _COMPARE or len(node.inputs) != 1 or len(node.params) != 2:
         return None
-    from .tracked import TRACKED
     if node.params[0] is TRACKED:
         t = node.params[1]
     elif node.params[1] is TRACKED:
@@ -218,7 +219,6 @@ def _substitute(lin, folded: dict):
     """A form with the atoms of constant nodes replaced by their values."""
     if not lin.finite or not any(u[0] == "w" and u[1] in folded for u in lin.a):
         return lin
-    from .tracked import Lin
     c, a = lin.c, {}
     for u, v in lin.a.items():
         if u[0] == "w" and u[1] in folded:
@@ -325,10 +325,10 @@ def _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus, pure):
             atoms_d = {la.c + alpha * lo, la.c + alpha * hi}
             atoms_p = {lb.c + alpha * lo, lb.c + alpha * hi}
             if atoms_d != atoms_p:
-                fm.infinite.append((where, f"clip({_num(lo)}, {_num(hi)}) of {draws[di].method} "
-                                    f"before the data: atoms at {_num(min(atoms_d))} and "
-                                    f"{_num(max(atoms_d))} on d, at {_num(min(atoms_p))} and "
-                                    f"{_num(max(atoms_p))} on d' — disjoint point masses"))
+                fm.infinite.append((where, f"clip({qtext(lo)}, {qtext(hi)}) of {draws[di].method} "
+                                    f"before the data: atoms at {qtext(min(atoms_d))} and "
+                                    f"{qtext(max(atoms_d))} on d, at {qtext(min(atoms_p))} and "
+                                    f"{qtext(max(atoms_p))} on d' — disjoint point masses"))
                 absorbed.add(k)
     return absorbed, exact
 
@@ -344,7 +344,6 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
     a ``modulus`` m, every leaf must be computed as ``x % m`` in the code; its row is ``x``
     with its shift read mod m (the wrapped release is certified as such)."""
     fm = FormModel()
-    from .leaves import same_tree
     if trec.tree is None or trp.tree is None:
         fm.refuse("the mechanism fails when its draws are tracked ("
                   f"{trec.error or trp.error}): the dependence on the noise is not known")
@@ -409,7 +408,7 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
                 fm.refuse(f"{where} moves with the noise but carries no tracked dependence")
             elif not same_leaf(ya[j], yb[j]):
                 fm.plain_apart.append(j)
-                fm.infinite.append((where, f"{_text(ya[j])} on d, {_text(yb[j])} on d': a "
+                fm.infinite.append((where, f"{ya[j]!r} on d, {yb[j]!r} on d': a "
                                     "function of the data alone (no draw reaches it)"))
             continue
         if pa or pb:
@@ -450,10 +449,10 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
             dc = _centred(dc, modulus)
         g = None if modulus is not None else _lattice(la, nd, draws, index)
         if not la.a and dc != 0:
-            fm.infinite.append((where, f"moves by {_num(dc)} between d and d' with no noise"))
+            fm.infinite.append((where, f"moves by {qtext(dc)} between d and d' with no noise"))
         elif g is not None and (dc / g).denominator != 1:
-            fm.infinite.append((where, f"takes values in c + {_num(g)}ℤ (integer-valued "
-                                f"noise), and c moves by {_num(dc)} between d and d': the "
+            fm.infinite.append((where, f"takes values in c + {qtext(g)}ℤ (integer-valued "
+                                f"noise), and c moves by {qtext(dc)} between d and d': the "
                                 "supports are disjoint"))
         if j in fm.moved:                     # a rounded draw's release (absorbed above)
             continue
@@ -487,9 +486,3 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
     return fm
 
 
-def _num(q: Fraction) -> str:
-    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
-
-
-def _text(v) -> str:
-    return repr(v)

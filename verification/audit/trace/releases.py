@@ -21,6 +21,7 @@ import numpy as np
 from privtools.accounting import PmfPairEvent
 
 from . import certify
+from .certify import qtext
 from .discrete import draw_pmf, row_pmf
 from .forms import form_model
 from .gaussians import gaussian_pair_epsilon
@@ -64,8 +65,7 @@ def tracked_leaves(t, rec, draws, fm):
     """The releases of the rows the forms give (:mod:`.forms`)."""
     t.tracked_ok = True
     paths = rec.tree.paths
-    plain = [j for j in fm.plain_apart]
-    if plain and not t._constant(rec, leaves=plain):
+    if fm.plain_apart and not t._constant(rec, leaves=fm.plain_apart):
         t.undecided.append("outputs that no traced draw reaches change from run to run: "
                            "the mechanism draws randomness the trace does not see")
         return None, False
@@ -222,9 +222,6 @@ def unbounded(draw) -> bool:
     return draw.method in ("laplace", "normal", "standard_normal", "gumbel", "logistic")
 
 
-def qtext(q: Fraction) -> str:
-    return str(q) if q.denominator <= 10**6 else f"{float(q):.10g}"
-
 
 def coefs(row: dict, draws) -> str:
     return " + ".join(f"{qtext(a)}·{draws[di].method}[{draws[di].element}]"
@@ -245,7 +242,7 @@ def two_gaussians(t, rec, draws, fm):
     coefficient the code multiplies it by — differs between d and d' (a data-dependent
     parameter): at δ > 0 its certified ε(δ) is that of the two Gaussians
     (:mod:`.gaussians`), instead of no loss at all. None where the view is anything else."""
-    if t.delta == 0 or len(rec.tree.paths) != 1 or t.fresh_dp is None:
+    if t.delta == 0 or len(rec.tree.paths) != 1:
         return None
     if fm.scaled:
         if len(fm.why) != 1 or 0 not in fm.scaled:

@@ -38,8 +38,7 @@ import numpy as np
 
 from .affine import LATTICE_OPS, Lin, Node, _lift_array, _NotAffine
 
-__all__ = ["Lin", "Node", "Tape", "Tracked", "track", "form_of", "is_tracked",
-           "LATTICE_OPS", "TRACKED"]
+__all__ = ["Lin", "Node", "Tape", "Tracked", "LATTICE_OPS", "TRACKED"]
 
 _HERE = __file__
 _MAX_ELEMENTS = 1 << 16          # a tracked array larger than this is not tracked
@@ -117,17 +116,10 @@ def _frozen(p):
 
 
 # ====================================================================== tracked values
-def is_tracked(x) -> bool:
-    return isinstance(x, Tracked)
 
 
-def form_of(x):
-    """The forms of ``x`` (an object array of Lin), or None for a plain value."""
-    return x.form if isinstance(x, Tracked) else None
 
 
-def track(val, form, tape: Tape) -> Tracked:
-    return Tracked(np.asarray(val), np.asarray(form, dtype=object), tape)
 
 
 def _val(x):
@@ -190,8 +182,8 @@ _DROP = ("dtype", "out", "casting", "order", "subok", "signature")
 _NOT_FOLLOWED = ("where", "initial")
 
 
-def _arg_is_plain(name, fname, args, kwargs) -> bool:
-    spec = _PLAIN_ARGS.get(fname, ())
+def _arg_is_plain(name, args, kwargs) -> bool:
+    spec = _PLAIN_ARGS.get(name, ())
     for p in spec:
         if isinstance(p, int) and p < len(args) and _tracked_in([args[p]]):
             return False
@@ -601,7 +593,7 @@ class Tracked:
         result = func(*vals, **kvals)
         if name in _METADATA:
             return result
-        if name in _STRUCTURAL and _arg_is_plain(name, name, args, kwargs) and \
+        if name in _STRUCTURAL and _arg_is_plain(name, args, kwargs) and \
                 not any(k in kwargs for k in _NOT_FOLLOWED if name != "where"):
             lift = name in _LIFTED
             try:
