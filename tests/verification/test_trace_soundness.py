@@ -285,3 +285,19 @@ def test_clipping_the_noise_before_the_data_moves_its_atoms(delta, verdict):
     r = trace_mechanism(lambda d, size, rng: sum(d) + np.clip(rng.laplace(0.0, 1.0), -3, 3),
                         [1, 1], [1], 5.0, delta, rng=0, arithmetic="real")
     assert r.verdict == verdict, r.describe()
+
+
+def test_randomness_around_rng_behind_a_plain_output_is_not_certified():
+    """A leaf no draw reaches, equal on d and d' in the traced runs, but drawn from a
+    generator of the mechanism's own: 0 with probability 0.97, else len(d) — true ε = ∞.
+    Before a HOLDS the trace asks 32 more fresh runs per dataset to agree on such outputs
+    (the generator is seeded by a call counter, so the runs are the same on every test run).
+    This HOLDS was issued while the tracked path skipped that check."""
+    calls = [0]
+
+    def mechanism(d, size, rng):
+        calls[0] += 1
+        coin = bool(np.random.default_rng(calls[0]).random() < 0.97)
+        return [(len(d) + DiscreteLaplace(2).sample(rng=rng), 0 if coin else len(d))]
+    r = trace_mechanism(mechanism, [1, 2], [1], 0.5, rng=0)
+    assert r.verdict != "holds", r.describe()

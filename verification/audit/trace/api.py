@@ -120,6 +120,7 @@ class _Trace:
         self.fresh_dp = None                   # a fresh run on d' (its structure)
         self.declared_broken = False           # a shift beyond the declared sensitivity
         self.varying: set[int] = set()
+        self.fixed: list[int] = []             # outputs no draw reaches, equal on d and d'
         self.tracked_ok = False                # the releases come from tracked forms
         self.gaussian_dp = False               # a data-dependent σ, certified at δ > 0
         self.coupled_dp = None                 # the coupled replay on d'
@@ -426,7 +427,11 @@ class _Trace:
             if lo > self.eps_exact:
                 verdict = "fail"
             elif hi <= self.eps_exact and not self.findings:
-                if continuous and self.arithmetic == "exact":
+                if self.fixed and not self._constant(rec, leaves=self.fixed):
+                    self.undecided.append(
+                        "outputs that no traced draw reaches change from run to run: the "
+                        "mechanism draws randomness the trace does not see")
+                elif continuous and self.arithmetic == "exact":
                     self.undecided.append(
                         "the noise is drawn in floating point (a continuous law, or numpy's "
                         "float-based geometric/binomial/… samplers, whose supports are "

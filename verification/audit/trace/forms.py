@@ -62,6 +62,7 @@ class FormModel:
     infinite: list = field(default_factory=list)       # (where, detail): established ∞
     scaled: dict = field(default_factory=dict)         # leaf -> (coefs on d, on d', shift)
     plain_apart: list = field(default_factory=list)    # plain leaves that differ
+    plain_equal: list = field(default_factory=list)    # plain leaves equal on d and d'
     nodes: tuple = ()
 
     def refuse(self, why: str) -> None:
@@ -406,7 +407,9 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
         if pa and pb:
             if j in dep.moved_leaves() or j in dep_p.moved_leaves() or j in varying:
                 fm.refuse(f"{where} moves with the noise but carries no tracked dependence")
-            elif not same_leaf(ya[j], yb[j]):
+            elif same_leaf(ya[j], yb[j]):
+                fm.plain_equal.append(j)
+            else:
                 fm.plain_apart.append(j)
                 fm.infinite.append((where, f"{ya[j]!r} on d, {yb[j]!r} on d': a "
                                     "function of the data alone (no draw reaches it)"))

@@ -64,6 +64,7 @@ def scaled(t, path, ra, rb, draws):
 def tracked_leaves(t, rec, draws, fm):
     """The releases of the rows the forms give (:mod:`.forms`)."""
     t.tracked_ok = True
+    t.fixed = fm.plain_equal          # checked for randomness around rng before a HOLDS
     paths = rec.tree.paths
     if fm.plain_apart and not t._constant(rec, leaves=fm.plain_apart):
         t.undecided.append("outputs that no traced draw reaches change from run to run: "
