@@ -134,7 +134,7 @@ def markdown(res, args) -> str:
              "detection rate. *two intervals* re-reads the same runs' test counts with "
              "the previous (ε, δ) test, log((p_lo − δ)/q_hi) from two Clopper–Pearson "
              "bounds at α/2; the hockey-stick test "
-             "(`verification.audit.hockey`) replaces it.", "",
+             "(`verification.audit.stats.hockey`) replaces it.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in body]
     return "\n".join(lines) + "\n"

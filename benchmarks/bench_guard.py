@@ -10,7 +10,7 @@ learned events are trained) — run two ways:
 * **guarded** — the public entry point: the audit in a forked child process, each call of
   the mechanism with a fresh copy of its dataset and a watchdog slot, the result pickled
   back to the parent;
-* **unguarded** — the audit engine the entry point wraps (``verification.audit.mechanism.
+* **unguarded** — the audit engine the entry point wraps (``verification.audit.fixed.mechanism.
   run_audit`` on the same draws), with the bare mechanism, in the calling process.
 
 Both give the same verdict and counts (checked). Each is timed two ways: in a **fresh
@@ -40,7 +40,7 @@ from _bench import bench_args, emit, print_table  # noqa: E402
 
 from verification.audit import audit_mechanism  # noqa: E402
 from verification.audit.draws import Draws  # noqa: E402
-from verification.audit.mechanism import default_train, run_audit  # noqa: E402
+from verification.audit.fixed.mechanism import default_train, run_audit  # noqa: E402
 
 D, D_PRIME, EPSILON, SEED = [1, 2, 3], [1, 2, 4], 1.0, 11
 HIST_D, HIST_D_PRIME = [0, 0, 1], [0, 1, 1]

@@ -15,7 +15,7 @@ Four tables, each measured in one run on this machine:
    10^5 draws against the law's.
 3. **Word rate** — the default tables against the raw word rate of the same generator
    (PCG64 and ChaCha20, 10^7 draws, same run), with the compiled bulk path
-   (``privtools/noise/_kernel.py``) and with numpy.
+   (``privtools/noise/_samplers/kernel.py``) and with numpy.
 4. **Secure generator** — integer samplers on ChaCha20 (``privtools.secure_rng()``) against
    seeded PCG64, and against OpenDP's discrete Laplace / Gaussian where installed; one
    ideal-SecAgg batch of 10^6 users on each generator.
@@ -240,7 +240,7 @@ def _fmt_rows(res: dict) -> list[str]:
             "10⁷ draws (10⁵ with `--quick`), best of 5, each table's timings interleaved with "
             "the raw generator's (`bit_generator.random_raw`, best of 7); 'compiled' is the "
             "bulk path of "
-            "`privtools/noise/_kernel.py` (numba), 'numpy' the same table without it.", "",
+            "`privtools/noise/_samplers/kernel.py` (numba), 'numpy' the same table without it.", "",
             "| generator | law | table points | raw words/s | compiled (s) | compiled / raw | "
             "numpy (s) | numpy / raw | certified TV |", "|---|---|---|---|---|---|---|---|---|"]
     for r in res["throughput"]:

@@ -19,7 +19,7 @@ from _zoo_calibration_tasks import (
     private_entries,
 )
 
-from verification.audit.mechanism import default_train
+from verification.audit.fixed.mechanism import default_train
 from verification.audit.stats import poisson_ratio_bound
 from verification.zoo.curator import detection_limit
 

@@ -284,7 +284,7 @@ def warm_up() -> None:
     import sklearn.preprocessing  # noqa: F401
     import threadpoolctl  # noqa: F401
 
-    import verification.audit.trace.runs  # noqa: F401
+    import verification.audit.trace.record.runs  # noqa: F401
 
 
 def run_task(task: Task) -> dict:

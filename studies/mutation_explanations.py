@@ -16,7 +16,7 @@ as not yet explained.
 """
 
 B = "privtools/noise/_base.py"
-F = "privtools/noise/_fixed.py"
+F = "privtools/noise/_samplers/fixed.py"
 X = "privtools/noise/exact_sampling.py"
 G = "privtools/noise/gaussian.py"
 L = "privtools/noise/laplace.py"

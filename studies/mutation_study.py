@@ -83,7 +83,7 @@ DEFAULT_TESTS = (
     "tests/privtools/noise/test_noise_float.py",
     "tests/privtools/noise/test_noise_sampling.py",
     "tests/privtools/noise/test_exact_sampling.py",
-    "tests/privtools/noise/test_fixed_sampling.py",
+    "tests/privtools/noise/samplers/test_fixed_sampling.py",
     "tests/privtools/noise/test_law_contract.py",
     "tests/verification/test_tails.py",
     "tests/privtools/exact/test_exact_sum.py",

@@ -30,38 +30,8 @@ precision guarded against the cancellations involved and returned as floats roun
 """
 
 from ._numeric import DEFAULT_ORDERS, INTEGER_ORDERS
-from .accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
 from .base import Accountant, required_relation
 from .calibration import calibrate
-from .composition import (
-    ApproxDP,
-    ComposedCurve,
-    advanced_composition,
-    compose_rdp,
-    returning_users_rdp,
-    theorem7_per_mechanism_epsilon,
-)
-from .conversions import (
-    DeltaResult,
-    EpsilonResult,
-    cdp_to_dp,
-    pure_to_rdp,
-    pure_to_zcdp,
-    rdp_to_delta,
-    rdp_to_dp,
-    zcdp_to_dp,
-)
-from .curves import (
-    discrete_gaussian_sum_cdp,
-    discrete_gaussian_sum_xi,
-    discrete_laplace_rdp,
-    gaussian_rdp,
-    laplace_rdp,
-    pure_dp_rdp,
-    skellam_rdp_bound,
-    theorem2_rdp,
-    zcdp_rdp,
-)
 from .events import (
     ComposedEvent,
     DiscreteGaussianSumEvent,
@@ -78,7 +48,37 @@ from .events import (
 )
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .pld import LossGrid, PrivacyLossDistribution
-from .pld_accountant import PldAccountant, PldDelta, PldEpsilon
+from .pld.accountant import PldAccountant, PldDelta, PldEpsilon
+from .rdp.accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
+from .rdp.composition import (
+    ApproxDP,
+    ComposedCurve,
+    advanced_composition,
+    compose_rdp,
+    returning_users_rdp,
+    theorem7_per_mechanism_epsilon,
+)
+from .rdp.conversions import (
+    DeltaResult,
+    EpsilonResult,
+    cdp_to_dp,
+    pure_to_rdp,
+    pure_to_zcdp,
+    rdp_to_delta,
+    rdp_to_dp,
+    zcdp_to_dp,
+)
+from .rdp.curves import (
+    discrete_gaussian_sum_cdp,
+    discrete_gaussian_sum_xi,
+    discrete_laplace_rdp,
+    gaussian_rdp,
+    laplace_rdp,
+    pure_dp_rdp,
+    skellam_rdp_bound,
+    theorem2_rdp,
+    zcdp_rdp,
+)
 from .sampled_events import (
     ApproxDPEvent,
     PoissonSampledEvent,

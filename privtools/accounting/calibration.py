@@ -26,7 +26,7 @@ from privtools.validation import check_int, to_fraction
 
 from .base import _parts, check_relation, required_relation
 from .events import DpEvent
-from .pld_accountant import MAX_POINTS, PldAccountant, _check_limits
+from .pld.accountant import MAX_POINTS, PldAccountant, _check_limits
 
 __all__ = ["calibrate", "LEVELS"]
 
@@ -80,7 +80,7 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
     relation (default: the one the event's sampling requires — add-remove for Poisson
     sampling and random allocation, replace-one for fixed-size batches and shuffling —
     else replace-one); a value whose event is beyond the accountant's work limits
-    (:data:`~privtools.accounting.pld_accountant.LOSS_LIMIT`, …) is never certified. The
+    (:data:`~privtools.accounting.pld.accountant.LOSS_LIMIT`, …) is never certified. The
     value returned is a float that is
     exactly the dyadic rational that was certified (``make(s)`` rebuilds the same event).
     Raises :class:`~privtools.errors.ParameterError` on bad targets, and when no value up

@@ -9,7 +9,7 @@ its relatives), or the smallest certified σ for a target — the PLD accountant
 Poisson sampling and random allocation are accounted under add/remove, fixed-size batches
 and unsampled runs under replace-one (``PldAccountant(neighbouring=...)``; the output's
 "neighbouring" row). Every input is checked against the accountant's stated work limits
-(``privtools.accounting.pld_accountant``: LOSS_LIMIT, LOSS_FLOOR, RATE_FLOOR) and the house's
+(``privtools.accounting.pld.accountant``: LOSS_LIMIT, LOSS_FLOOR, RATE_FLOOR) and the house's
 ε and δ limits (:mod:`privtools.limits`) before any work: beyond them, one line ``error:
 ...`` naming the option, exit 2.
 """
@@ -124,7 +124,7 @@ def account(
         if s_val is None:
             s_val = calibrate(make, count=count, epsilon=eq, delta=dq, neighbouring=relation)
             out["calibrated_sigma"] = s_val
-        # every limit of the accountant (privtools.accounting.pld_accountant: LOSS_LIMIT,
+        # every limit of the accountant (privtools.accounting.pld.accountant: LOSS_LIMIT,
         # LOSS_FLOOR, RATE_FLOOR) is checked here, before any work
         acc = PldAccountant(neighbouring=relation).compose(make(s_val), count)
     r = acc.epsilon(dq)

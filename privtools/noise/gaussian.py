@@ -33,8 +33,8 @@ from privtools.errors import ParameterError
 from privtools.validation import check_positive_fraction, to_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
-from ._fixed import floor_sqrt as _floor_sqrt
 from ._parameters import REAL_POSITIVE, Parameter, location
+from ._samplers.fixed import floor_sqrt as _floor_sqrt
 
 
 def _arb_gauss_sum_remainder(c: arb, j0: int) -> arb:
@@ -155,7 +155,7 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     def _wide_sampler(self):
         """Wide laws: CKS20 Algorithm 3 from a digit ``Lap_Z(⌊σ⌋ + 1)`` proposal with an
         exact acceptance (``_fixed.GaussianRejectionSampler``)."""
-        from ._fixed import GaussianRejectionSampler
+        from ._samplers.fixed import GaussianRejectionSampler
 
         return GaussianRejectionSampler(self.sigma2, self.mu)
 
@@ -166,8 +166,8 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     def _table_weights(self, max_points: int):
         """The table by anchored running products: p(μ+k+1)/p(μ+k) = e^{−(2k+1)/(2σ²)},
         a geometric progression of step e^{−1/σ²} (``_weights.symmetric_table``)."""
-        from ._fixed import TAIL_MASS
-        from ._weights import symmetric_table
+        from ._samplers.fixed import TAIL_MASS
+        from ._samplers.weights import symmetric_table
 
         s2 = self.sigma2
         log_z = []

@@ -108,15 +108,15 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _wide_sampler(self):
         """Wide laws: the difference of two geometrics sampled by their base-2^16 digits
         (``_fixed.DigitLaplaceSampler``), a fixed number of words per draw."""
-        from ._fixed import DigitLaplaceSampler
+        from ._samplers.fixed import DigitLaplaceSampler
 
         return DigitLaplaceSampler(self.scale)
 
     def _table_weights(self, max_points: int):
         """The table by anchored running products of the ratio e^{−1/b}
         (``_weights.symmetric_table``: vectorised, certified TV)."""
-        from ._fixed import TAIL_MASS
-        from ._weights import symmetric_table
+        from ._samplers.fixed import TAIL_MASS
+        from ._samplers.weights import symmetric_table
 
         a = self._arb_inv_scale
         return symmetric_table(self, max_points, self._arb_pmf, lambda k: (-a()).exp(),

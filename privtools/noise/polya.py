@@ -236,7 +236,7 @@ class Polya(_PolyaParams, IntegerDistribution):
         TV (``_cells.PolyaCellSampler``); for r > 1 (no deployment path) the float one."""
         if self.r > 1:
             return super()._wide_sampler()
-        from ._cells import PolyaCellSampler
+        from ._samplers.cells import PolyaCellSampler
 
         return PolyaCellSampler(self)
 
@@ -370,7 +370,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         (``_polya_table.polya_difference_weights``)."""
         if self.r > 1:
             return NotImplemented
-        from ._polya_table import polya_difference_weights
+        from ._samplers.polya_table import polya_difference_weights
 
         found = polya_difference_weights(self, max_points)
         if found is None:
@@ -481,7 +481,7 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         for r > 1 (no deployment path) the float one."""
         if self.r > 1:
             return super()._wide_sampler()
-        from ._cells import PolyaDifferenceCellSampler
+        from ._samplers.cells import PolyaDifferenceCellSampler
 
         return PolyaDifferenceCellSampler(self)
 

@@ -140,7 +140,7 @@ class Skellam(SymmetricIntegerDistribution):
     def _wide_sampler(self):
         """Wide laws: rejection from a digit discrete Laplace with a certified constant
         (``_fixed.LogConcaveRejectionSampler``; Skellam is log-concave)."""
-        from ._fixed import LogConcaveRejectionSampler
+        from ._samplers.fixed import LogConcaveRejectionSampler
 
         return LogConcaveRejectionSampler(self)
 

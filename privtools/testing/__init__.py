@@ -12,7 +12,7 @@
         assert_follows(my_sampler, DiscreteLaplace(4))
 
 **Sequential by default.** The assertions draw in rounds and stop as soon as the verdict is
-decided (:mod:`verification.audit.sequential`): a gross bug fails after a few hundred draws,
+decided (:mod:`verification.audit.stats.sequential`): a gross bug fails after a few hundred draws,
 a mechanism near its claim uses the budget ``max_samples``. The false-alarm rate is
 ``alpha`` (default 0.001) whatever the stopping time, and the default seed makes every run
 of a test the same. ``n_samples=N`` runs the fixed-size audit instead. Both raise
@@ -26,7 +26,7 @@ neighbouring pairs (``neighbours=``, see :mod:`privtools.testing.strategies`), s
 leaky ones with ``target()`` and *shrink* a flagged pair to a minimal one; the pair (and the
 most suspect one, Bonferroni over both) is then confirmed on fresh draws, so the error
 reports a minimal pair, its event and ε_lower at confidence 1 − alpha, and one line that
-repeats the confirmation (:mod:`verification.audit.shrinking`).
+repeats the confirmation (:mod:`verification.audit.search.shrinking`).
 
 **Exact mode.** ``exact=True`` computes instead of sampling, for mechanisms that say what
 they release: :class:`NoisyQuery` (an integer query plus a privtools noise law, optionally
@@ -325,7 +325,7 @@ def _reproduce(mechanism, d, d_prime, eps, delta, seed, **sizes) -> str:
 
 
 def _check_claim(eps, delta) -> tuple[float, float]:
-    from verification.audit.mechanism import check_claim
+    from verification.audit.fixed.mechanism import check_claim
 
     return check_claim(eps, delta)
 
@@ -389,7 +389,7 @@ def _search(mechanism, eps, datasets, neighbours, delta, alpha, rng, max_samples
     a = cx.audit
     more = "".join(f", {k}={audit_options[k]!r}" for k in ("learners", "bits")
                    if k in audit_options)
-    line = ("from verification.audit.candidates import confirm_pair; "
+    line = ("from verification.audit.search.candidates import confirm_pair; "
             f"confirm_pair({_name(mechanism)}, d={cx.d!r}, d_prime={cx.d_prime!r}, "
             f"epsilon={eps!r}, n_samples={a.n_samples}, n_train={a.selection['n_train']}, "
             f"rng={a.seed}" + (f", delta={delta!r}" if delta else "") +
@@ -432,7 +432,7 @@ def find_counterexample(mechanism, epsilon=None, datasets=None, neighbours="repl
     race, or a screen per pattern if that is more) ``+ 4 · max_samples`` (confirmations),
     all datasets together, whatever the seed. The result's ``reproduce`` is one line of Python
     that repeats the failing confirmation exactly
-    (``verification.audit.candidates.confirm_pair``). The mechanism runs behind the guard
+    (``verification.audit.search.candidates.confirm_pair``). The mechanism runs behind the guard
     of :mod:`privtools.usercode` (one for the whole search; ``timeout=``,
     ``total_timeout=`` in ``audit_options``).
     """

@@ -37,7 +37,20 @@ sample did not show a violation; the exact half (``privtools.exact.divergence``)
 """
 
 from .events import Binade, BitClass, Column, Event, Lattice, LowBits, Score, Value, Whole
-from .mechanism import MechanismAudit, audit_mechanism
+from .events.select import LEARNERS
+from .fixed.mechanism import MechanismAudit, audit_mechanism
+from .fixed.sampler import SamplerAudit, audit_sampler
+from .fixed.sampling import (
+    AllocationScheme,
+    FixedSizeScheme,
+    PoissonScheme,
+    SamplingAudit,
+    ShuffleScheme,
+    audit_sampling,
+    from_batches,
+    reference_sampler,
+    scheme_of,
+)
 
 # the relations' home is privtools.neighbours; these names stay importable here
 from .neighbours import (  # noqa: F401
@@ -49,22 +62,9 @@ from .neighbours import (  # noqa: F401
     replace_one,
 )
 from .outputs import Outputs, as_outputs
-from .sampler import SamplerAudit, audit_sampler
-from .sampling import (
-    AllocationScheme,
-    FixedSizeScheme,
-    PoissonScheme,
-    SamplingAudit,
-    ShuffleScheme,
-    audit_sampling,
-    from_batches,
-    reference_sampler,
-    scheme_of,
-)
 from .search import Counterexample, search_counterexample, shrink_counterexample
-from .select import LEARNERS
-from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
+from .stats.sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .trace import Finding, TracedSearch, TraceResult, confirm, search_traced, trace_mechanism
 
 __all__ = [

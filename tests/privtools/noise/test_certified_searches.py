@@ -24,7 +24,7 @@ import pytest
 
 from privtools.exact.tails import exact_tail
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, Skellam
-from privtools.noise._fixed import TableSampler
+from privtools.noise._samplers.fixed import TableSampler
 
 WP = 300  # bits of the mpmath oracles
 MARGIN = Fraction(1, 10**6)  # exact tails this close to a target would be a float tie

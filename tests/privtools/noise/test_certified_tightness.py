@@ -25,7 +25,7 @@ import pytest
 
 from privtools.certified import balls
 from privtools.noise import DiscreteGaussian, PolyaDifference, Skellam
-from privtools.noise._fixed import GaussianRejectionSampler, LogConcaveRejectionSampler
+from privtools.noise._samplers.fixed import GaussianRejectionSampler, LogConcaveRejectionSampler
 
 WP = 300
 

@@ -372,7 +372,7 @@ def test_bit_test_fails_samplers_on_a_coarse_lattice(sampler, law):
 def test_bit_test_false_alarms_over_seeds():
     """Over 30 seeds the bit test alone rejects a correct sampler at level 0.05 in at most
     the 0.999-quantile of Bin(30, 0.05) runs."""
-    from verification.audit.sampler import _bits_test
+    from verification.audit.fixed.sampler import _bits_test
 
     fails = sum(_bits_test(np.random.default_rng(s).laplace(0, 3.0, 100_000))["p_value"]
                 < 0.05 for s in range(30))

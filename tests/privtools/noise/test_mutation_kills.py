@@ -28,7 +28,7 @@ from privtools.noise import (
     PolyaDifference,
     Skellam,
 )
-from privtools.noise._fixed import (
+from privtools.noise._samplers.fixed import (
     DigitLaplaceSampler,
     GaussianRejectionSampler,
     LogConcaveRejectionSampler,

@@ -47,15 +47,15 @@ from privtools.validation import check_int, to_fraction
 from .. import guard
 from ..draws import root_seed
 from ..events import Column, Event, Value
-from ..mechanism import check_claim
+from ..fixed.mechanism import check_claim
 from ..neighbours import check_pair
 from . import certify
 from .certify import qtext as _q
-from .leaves import same_leaf, same_tree
-from .model import MAX_PROBED, draws_of, probe
-from .recorder import same_value
-from .releases import coefs as _coefs
-from .releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
+from .certify.releases import coefs as _coefs
+from .certify.releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
+from .record.leaves import same_leaf, same_tree
+from .record.model import MAX_PROBED, draws_of, probe
+from .record.recorder import same_value
 from .result import KINDS, Finding, TraceResult, round_down, round_up
 
 __all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
@@ -590,7 +590,7 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     delta_q = Fraction(dlt)
 
     def work(tick):
-        from .runs import Runner
+        from .record.runs import Runner
         t = _Trace(Runner(wrapped), d, d_prime, eps, delta_q, declared, modulus, arithmetic,
                    seed, rtol)
         return t.run()

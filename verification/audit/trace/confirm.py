@@ -14,7 +14,7 @@ from privtools.validation import check_int, check_level
 
 from .. import guard
 from ..draws import TEST, Draws, root_seed
-from ..mechanism import MechanismAudit, _verdict, check_claim
+from ..fixed.mechanism import MechanismAudit, _verdict, check_claim
 from ..neighbours import check_pair
 
 __all__ = ["confirm"]

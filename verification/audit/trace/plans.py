@@ -220,7 +220,7 @@ def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
     from privtools.errors import ParameterError
 
     from ..draws import root_seed
-    from .recorder import Session, TracingGenerator
+    from .record.recorder import Session, TracingGenerator
 
     if spec.deployment is None:
         raise ParameterError(f"spec must be a policy of paper 000's deployments, got "

@@ -21,7 +21,7 @@ from privtools.validation import check_int
 
 from .. import guard
 from ..draws import root_seed
-from ..mechanism import check_claim
+from ..fixed.mechanism import check_claim
 from .api import TraceResult, trace_mechanism
 
 __all__ = ["TracedSearch", "search_traced"]

@@ -1,0 +1,483 @@
+"""The certified privacy-loss-distribution accountant.
+
+    acc = PldAccountant().compose(DiscreteLaplaceEvent(scale=320, sensitivity=32), count=100)
+    r = acc.epsilon(1e-6)     # r.epsilon: certified upper end; r.interval: [lower, upper]
+    d = acc.delta(1.0)        # d.delta: certified upper end; d.interval
+
+It reads the same events as :class:`~privtools.accounting.RdpAccountant` (except
+``ZCDPEvent``, which has no loss distribution) plus :class:`ModularEvent` and
+:class:`PmfPairEvent`, and answers with two-sided certified intervals: the upper end is
+what a deployment may claim; the lower end shows how much any accountant could still gain.
+
+Grid. Releases whose loss lives on an exact lattice (discrete Laplace, one discrete
+Gaussian, randomized response) are composed on it whenever the composed lattice has at
+most ``max_points`` points — then both ends agree to Arb's radius. Otherwise one step is
+chosen so the composed loss (mean ± 20 standard deviations) fits in ``max_points``; atoms
+between grid points are split (upper end, error second order in the step) or rounded down
+(lower end, first order). ``step=`` fixes the step instead.
+
+Relation. ``PldAccountant(neighbouring="add-remove")`` or ``"replace-one"`` (the default):
+the relation every ε and δ it answers is stated for, checked per event at :meth:`compose`
+(see :class:`~privtools.accounting.Accountant`): ``PoissonSampledEvent`` and
+``RandomAllocationEvent`` need ``"add-remove"``, ``SampledWithoutReplacementEvent`` and
+``ShuffledEvent`` ``"replace-one"``; every other event is read as stated for the
+accountant's relation.
+
+Limits (checked before any work, each a :class:`~privtools.errors.ParameterError` naming
+the parameter; the command line prints it as one line and exits 2):
+
+==================  =====================================================================
+:data:`LOSS_LIMIT`  2^10: the privacy-loss scale of one release — a Gaussian's loss mean
+                    μ = Δ²/(2σ²), a Laplace's or discrete Laplace's Δ/b, a pure or
+                    (ε, δ) guarantee's ε, inside a sampled event too. Beyond it one release
+                    leaks e^1024 ≈ 10^444 in likelihood ratio (no privacy is left, and the
+                    float planning of the grid underflows)
+:data:`LOSS_FLOOR`  2^-128: the smallest nonzero loss scale (Gaussian μ, Laplace Δ/b);
+                    below it the planning's floats read 0 (such a release leaks nothing a
+                    2^-128 grid could show)
+:data:`RATE_FLOOR`  2^-64: the smallest sampling rate (``q``, ``batch/population``): the
+                    sampled loss log(1 − γ + γe^ℓ) shrinks with γ below what a grid within
+                    Arb's working precision can resolve
+:data:`GRID_LIMIT`  2^22 grid points: ``max_points``, the lattice of a discrete Laplace
+                    release (Δ + 1 points), and, for a fixed ``step``, the loss range of each
+                    release and of the composition divided by the step
+==================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
+from privtools.neighbours import REPLACE_ONE
+from privtools.validation import check_int, show_number, to_fraction
+
+from ..base import Accountant
+from ..events import (
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    ModularEvent,
+    PmfPairEvent,
+    PureDPEvent,
+    SkellamEvent,
+    ZCDPEvent,
+)
+from ..gaussian import gaussian_delta, gaussian_epsilon
+from ..sampled_events import (
+    ApproxDPEvent,
+    PoissonSampledEvent,
+    RandomAllocationEvent,
+    SampledWithoutReplacementEvent,
+    ShuffledEvent,
+)
+from . import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
+from .events import Release, gaussian_release, releases
+from .sampled import release
+
+__all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS", "GRID_LIMIT", "LOSS_LIMIT",
+           "LOSS_FLOOR", "RATE_FLOOR", "pure_epsilon"]
+
+MAX_POINTS = 2**18
+SINGLE_POINTS = 2**16
+_SPREAD_SDS = 20
+
+#: The most grid points any grid of the accountant may take (see the module docstring).
+GRID_LIMIT = 2**22
+#: The largest privacy-loss scale of one release (see the module docstring).
+LOSS_LIMIT = 2**10
+#: The smallest nonzero loss scale of a continuous release (see the module docstring).
+LOSS_FLOOR = Fraction(1, 2**128)
+#: The smallest sampling rate (see the module docstring).
+RATE_FLOOR = Fraction(1, 2**64)
+
+
+@dataclass(frozen=True)
+class PldEpsilon:
+    """ε(δ) of everything composed: ``epsilon`` is the certified upper end (float, rounded
+    up); ``interval`` the certified [lower, upper]; ``delta`` the δ asked for."""
+
+    epsilon: float
+    interval: _intervals.Interval
+    delta: float
+
+    @property
+    def relative_width(self) -> float:
+        """(hi − lo)/hi of the certified interval: how tight the bracket is."""
+        lo, hi = _intervals.ends(self.interval)
+        return float((hi - lo) / hi) if hi > 0 and mpmath.isfinite(hi) else 0.0
+
+
+@dataclass(frozen=True)
+class PldDelta:
+    """δ(ε): ``delta`` the certified upper end (float, rounded up), ``interval`` the certified
+    [lower, upper], ``epsilon`` the ε asked for."""
+
+    delta: float
+    interval: _intervals.Interval
+    epsilon: float
+
+
+def _float_up(x: mpmath.mpf) -> float:
+    if not mpmath.isfinite(x):
+        return math.inf
+    f = float(x)
+    return f if mpmath.mpf(f) >= x else math.nextafter(f, math.inf)
+
+
+def _common_step(steps: list[Fraction]) -> Fraction:
+    """The largest step dividing every step (gcd of rationals)."""
+    num = 0
+    den = 1
+    for s in steps:
+        den = den * s.denominator // math.gcd(den, s.denominator)
+    for s in steps:
+        num = math.gcd(num, s.numerator * (den // s.denominator))
+    return Fraction(num, den)
+
+
+class PldAccountant(Accountant):
+    """Certified two-sided (ε, δ) of adaptive compositions, from privacy-loss distributions.
+
+    ``max_points``: grid points of the composed loss (memory and time grow with it);
+    ``step``: fix the grid step (a positive number) instead of choosing it; ``tail``: mass
+    each truncation may move (up onto +∞ on the upper side, so it only loosens);
+    ``prec``: Arb working precision in bits; ``neighbouring``: ``"replace-one"`` (default)
+    or ``"add-remove"``, the relation its answers are stated for, checked per event (the
+    module docstring; ``acc.neighbouring`` reads it back).
+
+    Work is bounded by stated limits (:data:`GRID_LIMIT`, :data:`LOSS_LIMIT`,
+    :data:`LOSS_FLOOR`): inputs beyond them are refused with
+    :class:`~privtools.errors.ParameterError` before any work.
+
+    Follows the :class:`~privtools.accounting.Accountant` contract. ``ZCDPEvent`` has no
+    privacy-loss distribution and is refused by :meth:`compose` with
+    :class:`~privtools.errors.UnsupportedEventError` (use ``RdpAccountant``).
+    """
+
+    supported_events = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent,
+                        GaussianEvent, LaplaceEvent, PureDPEvent, ModularEvent, PmfPairEvent,
+                        PoissonSampledEvent, SampledWithoutReplacementEvent, ApproxDPEvent,
+                        ShuffledEvent, RandomAllocationEvent)
+
+    def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,
+                 prec: int = DEFAULT_PREC, neighbouring: str = REPLACE_ONE):
+        super().__init__(neighbouring=neighbouring)
+        self._max_points = check_int("max_points", max_points, minimum=16)
+        if self._max_points > GRID_LIMIT:
+            raise ParameterError(f"max_points = {show_number(self._max_points)} is above the "
+                                 f"limit 2**22 (GRID_LIMIT): the composed grid's memory and "
+                                 "time grow with it")
+        if step is not None:
+            step = to_fraction("step", step)
+            if step <= 0:
+                raise ParameterError(f"step must be > 0, got {step}")
+        self._step = step
+        tail = to_fraction("tail", tail)
+        if not (0 < tail < Fraction(1, 10**6)):
+            raise ParameterError(f"tail must be in (0, 1e-6), got {float(tail)!r}")
+        self._tail = tail
+        self._prec = check_int("prec", prec, minimum=64)
+        self._ledger: list[tuple[DpEvent, int]] = []
+        self._releases: list[Release] = []        # one per ledger entry, built once
+        self._cache: PrivacyLossDistribution | None = None
+
+    # ------------------------------------------------------------------ describe
+    def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
+        """Add ``count`` adaptive runs of ``event``; returns the accountant. Raises
+        :class:`~privtools.errors.UnsupportedEventError` (before building anything) for an
+        event without a loss distribution (see
+        :meth:`~privtools.accounting.Accountant.compose`)."""
+        super().compose(event, count)
+        return self
+
+    def _record(self, event: DpEvent, count: int) -> None:
+        """Flatten ``event``, check each part against the work limits, and build each
+        part's release (the certified laws)."""
+        flat = releases(event, count)
+        for e, _ in flat:
+            _check_limits(e)
+        rels = [release(e) for e, _ in flat]
+        self._ledger.extend(flat)
+        self._releases.extend(rels)
+        self._cache = None
+
+    def _hint(self, event: DpEvent) -> str:
+        if isinstance(event, ZCDPEvent):
+            return (" (a ZCDPEvent has no privacy-loss distribution: zCDP is a Rényi curve, "
+                    "not a dominating pair; account it with RdpAccountant)")
+        return ""
+
+    @property
+    def ledger(self) -> tuple[tuple[DpEvent, int], ...]:
+        """The composed events flattened into single releases, as ``(event, count)`` pairs
+        in the order they were added (kept for compatibility; the contract's ledger is
+        :attr:`events`, the pairs exactly as given to :meth:`compose`)."""
+        return tuple(self._ledger)
+
+    # ------------------------------------------------------------------ interpret
+    def _groups(self) -> list[tuple[Release, int]]:
+        """(release, total count) per distinct event."""
+        merged: dict[DpEvent, list] = {}
+        loose: list[list] = []
+        for (e, c), r in zip(self._ledger, self._releases):
+            try:
+                if e in merged:
+                    merged[e][1] += c
+                else:
+                    merged[e] = [r, c]
+            except (TypeError, ValueError):     # unhashable (events holding PMF tables)
+                loose.append([r, c])
+        groups = [(r, c) for r, c in list(merged.values()) + loose]
+        # Gaussian releases compose in closed form: the loss of N(0, σ²) against N(Δ, σ²)
+        # is N(μ, 2μ), μ = Δ²/(2σ²), so k of them (any σ, Δ) have the loss N(Σμ, 2Σμ)
+        # (Dong, Roth and Su 2022, Cor. 3.3): one release, no grid error from the count.
+        gauss = [(r, c) for r, c in groups if getattr(r, "kind", None) == "gaussian"]
+        if len(gauss) > 1 or (gauss and gauss[0][1] > 1):
+            total = sum((r.a * c for r, c in gauss), Fraction(0))
+            groups = [g for g in groups if g not in gauss] + [(gaussian_release(total), 1)]
+        return groups
+
+    def _choose_step(self, groups) -> Fraction | None:
+        if self._step is not None:
+            return self._step
+        natives = [r.native_step for r, _ in groups]
+        moments = [(r.moments(), c) for r, c in groups]
+        var = sum(c * m[1] ** 2 for m, c in moments)
+        full = sum(c * (m[3] - m[2]) for m, c in moments)
+        widest = max(m[3] - m[2] for m, _ in moments)
+        # the composed loss is truncated at mass ``tail`` (~ ±17 sd for 1e-60): ±20 sd
+        spread = min(full, max(widest, 2 * _SPREAD_SDS * math.sqrt(var)))
+        needed = Fraction(spread / self._max_points) if spread > 0 else Fraction(0)
+        # one release alone never needs more than SINGLE_POINTS grid points
+        needed = max(needed, Fraction(widest / SINGLE_POINTS)) if widest > 0 else needed
+        if all(s is not None for s in natives):
+            base = _common_step(natives)
+            if base >= needed:
+                return base
+            return base * math.ceil(needed / base)
+        if needed == 0:
+            return None
+        return needed
+
+    def pld(self) -> PrivacyLossDistribution:
+        """The certified composed privacy-loss distribution (built once, then cached)."""
+        if self._cache is not None:
+            return self._cache
+        groups = self._groups()
+        if not groups:
+            raise ParameterError("nothing composed yet: call compose(event) first")
+        step = self._choose_step(groups)
+        if self._step is not None:
+            self._check_fixed_step(groups)
+        total = None
+        for rel, c in groups:
+            one = rel.build(step, self._prec)
+            if step is None:
+                step = one.step
+            part = one.self_compose(c, self._tail) if c > 1 else one
+            total = part if total is None else total.compose(part, self._tail)
+        self._cache = total
+        return total
+
+    def _check_fixed_step(self, groups) -> None:
+        """A fixed ``step`` must put at most GRID_LIMIT points on each release's loss range
+        and on the composed loss's planned range (mean ± 20 sd, at most the full range)."""
+        moments = [(r.moments(), c) for r, c in groups]
+        widest = max(m[3] - m[2] for m, _ in moments)
+        var = sum(c * m[1] ** 2 for m, c in moments)
+        full = sum(c * (m[3] - m[2]) for m, c in moments)
+        spread = min(full, max(widest, 2 * _SPREAD_SDS * math.sqrt(var)))
+        points = max(widest, spread) / float(self._step)
+        if points > GRID_LIMIT:
+            raise ParameterError(
+                f"step = {show_number(self._step)} would put ~{points:.3g} grid points on "
+                f"the loss range ({max(widest, spread):.3g}), above the limit 2**22 "
+                "(GRID_LIMIT): take a larger step, or leave it to max_points")
+
+    def _gaussian_only(self) -> Fraction | None:
+        """μ² of the one Gaussian shift everything composed amounts to, when every release is
+        a (continuous) Gaussian; else None."""
+        groups = self._groups()
+        if len(groups) == 1 and getattr(groups[0][0], "kind", None) == "gaussian":
+            return 2 * groups[0][0].a * groups[0][1]
+        return None
+
+    def epsilon(self, delta) -> PldEpsilon:
+        """Certified ε(δ) of everything composed (δ in [0, 1]). Only Gaussian releases:
+        the closed form (:func:`~privtools.accounting.gaussian_epsilon`), exact to 2⁻⁷⁰.
+
+        δ = 0: the pure ε, ess sup of the composed loss — the sum of the releases' largest
+        losses (:func:`pure_epsilon`: ε-DP, Laplace and discrete Laplace, (ε, 0)-DP, and
+        their Poisson or fixed-size samples log(1 + γ(e^ε − 1))), certified to Arb's radius
+        and exact where the sum is rational. A ledger holding a release whose loss is
+        unbounded (Gaussian, discrete Gaussian, Skellam, δ > 0) has ε(0) = ∞ exactly: the
+        interval [∞, ∞]. Any other release (a pair of PMFs, a mod-m view, a shuffle) is
+        refused at δ = 0: its pure ε is not certified here."""
+        dq = to_fraction("delta", delta)
+        if not (0 <= dq <= 1):
+            raise ParameterError(f"delta must be in [0, 1], got {delta!r}")
+        if dq == 0:
+            iv = self._pure_interval()
+            return PldEpsilon(_float_up(_intervals.upper(iv)), iv, 0.0)
+        mu2 = self._gaussian_only() if self._ledger else None
+        if mu2 is not None:
+            iv = _intervals.interval(*gaussian_epsilon(mu2, dq))
+            return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
+        iv = self.pld().epsilon(dq)
+        return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
+
+    def _pure_interval(self) -> _intervals.Interval:
+        """Certified ε(0) of the ledger (see :meth:`epsilon`)."""
+        if not self._ledger:
+            raise ParameterError("nothing composed yet: call compose(event) first")
+        parts = [(pure_epsilon(e), e, c) for e, c in self._ledger]
+        if any(p is _UNBOUNDED for p, _, _ in parts):
+            return _intervals.interval(mpmath.inf, mpmath.inf)
+        unknown = [type(e).__name__ for p, e, _ in parts if p is None]
+        if unknown:
+            raise ParameterError(
+                f"delta = 0 is not certified for this ledger: {', '.join(sorted(set(unknown)))} "
+                "has no certified pure ε here (its largest loss is not computed); ask "
+                "epsilon(delta) at delta > 0")
+        exact = sum((c * p for p, _, c in parts if isinstance(p, Fraction)), Fraction(0))
+        balls = [(p, c) for p, _, c in parts if not isinstance(p, Fraction)]
+        if not balls:
+            return _intervals.interval(*_intervals.fraction_bounds(exact, self._prec))
+        from privtools.certified import balls as _arb
+        with _arb.precision(self._prec + 32):
+            total = _arb.to_arb(exact)
+            for b, c in balls:
+                total += c * b
+            return _intervals.from_ball(total)
+
+    def delta(self, epsilon) -> PldDelta:
+        """Certified δ(ε) of everything composed (ε >= 0); only Gaussian releases: the closed
+        form (:func:`~privtools.accounting.gaussian_delta`)."""
+        eq = to_fraction("epsilon", epsilon)
+        if eq < 0:
+            raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")
+        mu2 = self._gaussian_only() if self._ledger else None
+        if mu2 is not None:
+            iv = _intervals.interval(*gaussian_delta(mu2, eq))
+            return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
+        iv = self.pld().delta(eq)
+        return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
+
+    def __repr__(self) -> str:
+        return (f"PldAccountant({sum(c for _, c in self._ledger)} releases, "
+                f"{self.neighbouring})")
+
+
+# ------------------------------------------------------------------------------ limits
+def _far_name(names: tuple[str, str], values: tuple[Fraction, Fraction]) -> str:
+    """Of two parameters, the one further from 1 (in ratio): the one to name."""
+    def dist(v: Fraction) -> int:
+        v = abs(v)
+        return abs(v.numerator.bit_length() - v.denominator.bit_length())
+    return names[0] if dist(values[0]) >= dist(values[1]) else names[1]
+
+
+def _loss_scale(event: DpEvent):
+    """(scale, what, named, other) of one release's privacy loss for the limits: the
+    parameter the message starts with and the one shown beside it; None when the event has
+    no scale to limit."""
+    if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent,
+                          RandomAllocationEvent)):
+        return _loss_scale(event.event)
+    if isinstance(event, GaussianEvent):
+        mu = event.sensitivity ** 2 / (2 * event.sigma ** 2)
+        pair = (("sigma", event.sigma), ("sensitivity", event.sensitivity))
+        named = _far_name(("sigma", "sensitivity"), (event.sigma, event.sensitivity))
+        first, second = pair if named == "sigma" else pair[::-1]
+        return mu, "the Gaussian's privacy-loss mean Δ²/(2σ²)", first, second
+    if isinstance(event, LaplaceEvent):
+        pair = (("b", event.b), ("sensitivity", event.sensitivity))
+        named = _far_name(("b", "sensitivity"), (event.b, event.sensitivity))
+        first, second = pair if named == "b" else pair[::-1]
+        return event.sensitivity / event.b, "the Laplace release's loss Δ/b", first, second
+    if isinstance(event, DiscreteLaplaceEvent):
+        return (Fraction(event.sensitivity) / event.scale, "the discrete Laplace release's "
+                "loss Δ/b", ("scale", event.scale), ("sensitivity", event.sensitivity))
+    if isinstance(event, PureDPEvent):
+        return event.eps, "the pure loss ε", ("eps", event.eps), None
+    if isinstance(event, ApproxDPEvent):
+        return event.epsilon, "the loss ε", ("epsilon", event.epsilon), None
+    if isinstance(event, ShuffledEvent):
+        return (event.local_event.eps, "the local randomizer's ε₀",
+                ("local_event", event.local_event.eps), None)
+    return None
+
+
+def _check_limits(event: DpEvent) -> None:
+    """Refuse, before any work, a release beyond the limits of the module docstring."""
+    if isinstance(event, DiscreteLaplaceEvent) and event.sensitivity + 1 > GRID_LIMIT:
+        raise ParameterError(f"sensitivity = {show_number(event.sensitivity)} of a "
+                             "DiscreteLaplaceEvent: its loss lattice has Δ + 1 points, above "
+                             "the limit 2**22 (GRID_LIMIT)")
+    rate = (event.q if isinstance(event, PoissonSampledEvent) else
+            event.rate if isinstance(event, SampledWithoutReplacementEvent) else None)
+    if rate is not None and rate < RATE_FLOOR:
+        name = "q" if isinstance(event, PoissonSampledEvent) else "batch"
+        raise ParameterError(f"{name}: the sampling rate {show_number(rate)} is below the "
+                             "limit 2**-64 (RATE_FLOOR) of PldAccountant: the sampled loss "
+                             "log(1 − γ + γe^ℓ) is too small for its grid to be planned")
+    found = _loss_scale(event)
+    if found is None:
+        return
+    scale, what, (name, value), other = found
+    beside = "" if other is None else f" ({other[0]} = {show_number(other[1])})"
+    head = f"{name} = {show_number(value)}{beside}: {what} is {show_number(scale)}"
+    if scale > LOSS_LIMIT:
+        raise ParameterError(f"{head}, above the limit 2**10 (LOSS_LIMIT) of PldAccountant: "
+                             "one such release leaks a likelihood ratio beyond e^1024 (no "
+                             "privacy is left) and its grid could not be planned")
+    if 0 < scale < LOSS_FLOOR and not isinstance(event, (PureDPEvent, ApproxDPEvent,
+                                                         DiscreteLaplaceEvent)):
+        raise ParameterError(f"{head}, below the limit 2**-128 (LOSS_FLOOR) of "
+                             "PldAccountant: the grid's planning reads such a loss as 0")
+
+
+_UNBOUNDED = math.inf      # pure_epsilon of a release whose loss is unbounded
+
+
+def pure_epsilon(event: DpEvent):
+    """The largest privacy loss (pure ε, ess sup of the loss over both directions) of one
+    release: a Fraction where exact (``PureDPEvent``: ε; ``DiscreteLaplaceEvent`` and
+    ``LaplaceEvent``: Δ/b, attained at their atoms; ``ApproxDPEvent`` with δ = 0: ε), an Arb
+    ball for a Poisson or fixed-size sample at rate γ of one of those (the removal
+    direction's log(1 − γ + γe^ε), which exceeds the other's −log(1 − γ + γe^{−ε}) by
+    (1 − γ + γx)(x(1 − γ) + γ) − x = γ(1 − γ)(x − 1)² >= 0, x = e^ε), ``math.inf`` when
+    the loss is unbounded (Gaussian, discrete Gaussian, Skellam, δ > 0, and their samples),
+    None when not computed here."""
+    if isinstance(event, PureDPEvent):
+        return event.eps
+    if isinstance(event, (DiscreteLaplaceEvent, LaplaceEvent)):
+        b = event.scale if isinstance(event, DiscreteLaplaceEvent) else event.b
+        return Fraction(event.sensitivity) / b
+    if isinstance(event, ApproxDPEvent):
+        return event.epsilon if event.delta == 0 else _UNBOUNDED
+    if isinstance(event, (GaussianEvent, SkellamEvent, DiscreteGaussianSumEvent)):
+        return _UNBOUNDED
+    if isinstance(event, RandomAllocationEvent):
+        inner = pure_epsilon(event.event)
+        return _UNBOUNDED if inner is _UNBOUNDED else None
+    if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent)):
+        rate = event.q if isinstance(event, PoissonSampledEvent) else event.rate
+        inner = pure_epsilon(event.event)
+        if inner is None or inner is _UNBOUNDED or rate == 1:
+            return inner
+        if inner == 0:
+            return Fraction(0)
+        from privtools.certified import balls as _arb
+        with _arb.precision(DEFAULT_PREC + 64):
+            g = _arb.to_arb(rate)
+            return (1 - g + g * _arb.to_arb(inner).exp()).log()
+    return None

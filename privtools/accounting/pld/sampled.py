@@ -1,0 +1,183 @@
+"""Sampled and approximate releases read as certified privacy-loss distributions.
+
+    PoissonSampledEvent(e, q)            the pair (qP + (1 − q)Q, Q) (removing a record) and
+                                         its reverse (adding one), (P, Q) the pair of ``e``
+                                         (Zhu, Dong and Wang 2022, Poisson subsampling)
+    SampledWithoutReplacementEvent(e, b, n)
+                                         the same mixture at γ = b/n under replace-one
+                                         (Balle, Barthe and Gaboardi 2018, Thm 9)
+    ShuffledEvent(R_ε₀, n)               the clones pair of n shuffled ε₀-DP reports
+                                         (:mod:`~privtools.accounting.pld.shuffle`)
+    RandomAllocationEvent(Gauss, t)      one of t Gaussian steps: the law of the sum of the
+                                         steps' likelihood ratios
+                                         (:mod:`~privtools.accounting.pld.allocation`)
+    ApproxDPEvent(ε, δ)                  the dominating pair of every (ε, δ)-DP mechanism
+                                         (Kairouz, Oh and Viswanath 2015): mass δ at loss
+                                         +∞, the rest randomized response at ε
+
+The mixture is taken cell by cell on the inner release's partition of its output space
+(:meth:`~privtools.accounting.pld.cells.Cells.mixed`), so the inner event may be any single
+release the accountant reads: Gaussian, Laplace, randomized response, discrete Laplace and
+Gaussian, Skellam, the n-fold sums and their mod-m views, or a pair of certified PMFs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from privtools.certified import balls as _arb
+
+from ..events import DpEvent
+from ..sampled_events import (
+    ApproxDPEvent,
+    PoissonSampledEvent,
+    RandomAllocationEvent,
+    SampledWithoutReplacementEvent,
+    ShuffledEvent,
+)
+from . import DEFAULT_PREC
+from .allocation import allocation_release
+from .cells import Cells
+from .events import CELL_SDS, Release, _default_step
+from .events import release as _single_release
+from .shuffle import shuffled_release
+
+__all__ = ["release"]
+
+_PLAN_POINTS = 2**10        # cells used to plan the grid of a mixture
+
+
+@dataclass(frozen=True, eq=False)
+class _Mixed(Release):
+    """The pair (γP + (1 − γ)Q, Q) and its reverse, (P, Q) the inner release's pair."""
+
+    inner: Release
+    rate: Fraction
+    symmetric: bool = False
+
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False) -> Cells:
+        if getattr(self.inner, "kind", None) == "gaussian":
+            return _gaussian_mixture(self.inner.a, self.rate, step, prec)
+        inner = self.inner.cells(step, prec, mixed=True)
+        with _arb.precision(prec + 32):
+            return inner.mixed(self.rate)
+
+    def moments(self):
+        mean, sd, lo, hi = self.inner.moments()
+        width = max(abs(lo), abs(hi), 1e-9)
+        c = self.cells(_default_step(-width, width, _PLAN_POINTS), DEFAULT_PREC)
+        f, r = c.moments(), c.reversed().moments()
+        # planning reads the spread and the width: the larger of the two directions'. The
+        # width reaches down to the floor log(1 − γ) (the loss where P = 0), where the cells
+        # of the lowest tail start: a grid step planned on the bulk alone may put an
+        # unbounded number of points between the floor and the bulk
+        # (taken when the gap is wider than the bulk itself; else the bulk's planning stands)
+        floor = math.log1p(-float(self.rate)) if self.rate < 1 else f[2]
+        lo = floor if f[2] - floor > f[3] - f[2] else f[2]
+        return f[0], max(f[1], r[1]), lo, f[2] + max(f[3] - f[2], r[3] - r[2])
+
+
+def _gaussian_mixture(mu: Fraction, rate: Fraction, step: Fraction, prec: int) -> Cells:
+    """The mixed Gaussian pair on cells aligned with the grid of its own loss.
+
+    The inner loss ℓ is N(μ, 2μ) under P and N(−μ, 2μ) under Q; the mixed loss
+    L = log(1 − γ + γe^ℓ) is increasing in ℓ, so the cell (i·h, (i+1)·h] of L is the interval
+    (b_i, b_{i+1}] of ℓ with b_i = log((e^{ih} − 1 + γ)/γ). Its masses are γP + (1 − γ)Q
+    and Q of that interval (certified normal CDFs, each from the tail on its own side of the
+    mean); the two ends are cells of half-open range."""
+    h = step
+    sd = math.sqrt(2 * float(mu))
+    gf = float(rate)
+
+    def loss(ell: float) -> float:                # L(ℓ) in floats (planning the range)
+        return math.log1p(-gf) + math.log1p(gf / (1 - gf) * math.exp(min(ell, 700.0))) \
+            if gf < 1 else ell
+
+    out = []
+    with _arb.precision(prec + 32):
+        g = _arb.to_arb(rate)
+        c = 1 - g
+        m = _arb.to_arb(mu)
+        s = (4 * m).sqrt()
+        floor_loss = c.log()
+        hh = _arb.to_arb(h)
+        i_min = max(math.floor(loss(-float(mu) - CELL_SDS * sd) / h),
+                    math.floor(math.log1p(-gf) / h) + 1)
+        while not (((i_min * hh).exp() - c) > 0):
+            i_min += 1
+        i_max = max(math.ceil(loss(float(mu) + CELL_SDS * sd) / h), i_min + 1)
+
+        def sides(b: arb, mean: arb) -> tuple[arb, arb]:
+            return ((b - mean) / s).erfc() / 2, ((mean - b) / s).erfc() / 2   # S(b), F(b)
+
+        bounds = [(((i * hh).exp() - c) / g).log() for i in range(i_min, i_max + 1)]
+        sp = [sides(b, m) for b in bounds]
+        sq = [sides(b, -m) for b in bounds]
+
+        def cell(k: int, side: list, mean: arb) -> arb:
+            b0, b1 = bounds[k], bounds[k + 1]
+            if b0.mid() >= mean.mid():
+                return side[k][0] - side[k + 1][0]
+            if b1.mid() <= mean.mid():
+                return side[k + 1][1] - side[k][1]
+            return 1 - side[k + 1][0] - side[k][1]
+
+        pq, qq = sp[0][1], sq[0][1]                                  # ℓ <= b_min
+        out.append((g * pq + c * qq, qq, floor_loss, i_min * h))
+        pt, qt = sp[-1][0], sq[-1][0]                                # ℓ > b_max
+        out.append((g * pt + c * qt, qt, i_max * h, None))
+        for k in range(len(bounds) - 1):
+            p_k = cell(k, sp, m).nonnegative_part()
+            q_k = cell(k, sq, -m).nonnegative_part()
+            out.append((g * p_k + c * q_k, q_k, (i_min + k) * h, (i_min + k + 1) * h))
+    return Cells(tuple(out))
+
+
+@dataclass(frozen=True)
+class _ApproxDP(Release):
+    """(ε, δ)-DP's dominating pair: P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0) against
+    Q = (0, (1−δ)/(1+e^ε), (1−δ)e^ε/(1+e^ε), δ): losses +∞, ε, −ε, −∞."""
+
+    epsilon: Fraction
+    delta: Fraction
+
+    @property
+    def native_step(self):                      # type: ignore[override]
+        return self.epsilon if self.epsilon > 0 else None
+
+    def moments(self):
+        e = float(self.epsilon)
+        w = 1 / (1 + math.exp(-e))
+        mean = e * (2 * w - 1)
+        return mean, e * math.sqrt(max(1 - (2 * w - 1) ** 2, 0.0)), -e, e
+
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False) -> Cells:
+        with _arb.precision(prec + 32):
+            eps = _arb.to_arb(self.epsilon)
+            d = _arb.to_arb(self.delta)
+            e = eps.exp()
+            big, small = (1 - d) * e / (1 + e), (1 - d) / (1 + e)
+            out = ((big, small, eps, eps), (small, big, -eps, -eps))
+            return Cells(out, d, d)
+
+
+def release(event: DpEvent) -> Release:
+    """The :class:`Release` of one (non-composite) event, sampled events included."""
+    if isinstance(event, PoissonSampledEvent):
+        inner = _single_release(event.event)
+        return inner if event.q == 1 else _Mixed(inner, event.q)
+    if isinstance(event, SampledWithoutReplacementEvent):
+        inner = _single_release(event.event)
+        return inner if event.rate == 1 else _Mixed(inner, event.rate)
+    if isinstance(event, ApproxDPEvent):
+        return _ApproxDP(event.epsilon, event.delta)
+    if isinstance(event, ShuffledEvent):
+        return shuffled_release(event.local_event.eps, event.n)
+    if isinstance(event, RandomAllocationEvent):
+        return allocation_release(event)
+    return _single_release(event)
+
