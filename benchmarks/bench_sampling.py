@@ -98,7 +98,7 @@ def _row(r, sampler: str) -> dict:
 
 
 def throughput_rows(n: int) -> list[dict]:
-    from privtools.noise import _kernel
+    from privtools.noise._samplers import kernel as _kernel
     from privtools.planning import plan
 
     share = plan("pure-dp", epsilon=1, n=1024, horizon=10**4).share
@@ -171,7 +171,7 @@ def secure_rows(n: int, users: int) -> list[dict]:
 
 # ------------------------------------------------------------------ 3. wide laws
 def wide_rows(n: int, singles: int, audit_n: int) -> list[dict]:
-    from privtools.noise import _cache
+    from privtools.noise._samplers import cache as _cache
 
     rows = []
     for make, label in ((lambda s: DiscreteLaplace(s), "Lap_Z(b)"),

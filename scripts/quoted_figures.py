@@ -7,10 +7,11 @@ Usage::
     python scripts/quoted_figures.py --list [--json]
 
 A page (``README.md``, ``docs/*.md``, ``docs/guides/*.md``) marks each figure it quotes
-where it quotes it: ``{fig}`3.2 <bench.pld.ratio>``` is the figure 3.2 under the name
-``bench.pld.ratio`` (the documentation site shows 3.2 alone; a figure in a code block is
-located by its line of code instead). The registry (``scripts/figures/``, one module per
-topic) maps each name to where the figure comes from:
+where it quotes it: ``<!--fig bench.pld.ratio-->3.2<!--/fig-->`` is the figure 3.2 under
+the name ``bench.pld.ratio`` (the comments are invisible wherever the page is rendered, so it
+shows 3.2 alone; a figure in a code block is located by its line of code instead).
+The registry (``scripts/figures/``, one module per topic) maps each name to where the figure
+comes from:
 
 * **computed** — recomputed now from ``privtools`` and ``verification`` (exact, certified or
   seeded computations: plans, claims, accounting, the API tour's comments). A few take tens

@@ -1,29 +1,26 @@
-"""The ``{fig}`` role: a figure a page quotes, marked for ``scripts/quoted_figures.py``.
+"""The figure markers: a figure a page quotes, marked for ``scripts/quoted_figures.py``.
 
-In a page, ``{fig}`3.2 <bench.pld.ratio>``` is the figure 3.2 with the name under which the
-figure check's registry knows where it comes from (a recomputation or a generated table).
-The site shows the figure alone, as plain text; the name stays in the page's source.
+In a page, ``<!--fig bench.pld.ratio-->3.2<!--/fig-->`` is the figure 3.2 with the name
+under which the figure check's registry knows where it comes from (a recomputation or a
+generated table). The marker is a pair of HTML comments, so the page reads the same in the
+repository as on the site; this extension drops the comments from each page's source before
+it is parsed, so the site shows the figure alone, as plain text, and no raw HTML node is left.
 """
 
 from __future__ import annotations
 
 import re
 
-from docutils import nodes
+OPEN = re.compile(r"<!--fig [^<>\s]+-->")
+CLOSE = "<!--/fig-->"
 
-MARKED = re.compile(r"^(?P<value>.*?)\s*<(?P<name>[^<>]+)>$", flags=re.S)
 
-
-def fig_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """Render ``VALUE <NAME>`` as VALUE; a marker without a name is an error."""
-    m = MARKED.match(text)
-    if m is None:
-        msg = inliner.reporter.error(f"{{fig}} needs `VALUE <NAME>`, got {text!r}", line=lineno)
-        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
-    return [nodes.Text(m.group("value"))], []
+def drop_markers(app, docname, source):
+    """Remove the markers' comments from a page's source, keeping the figures."""
+    source[0] = OPEN.sub("", source[0]).replace(CLOSE, "")
 
 
 def setup(app):
-    """Register the role."""
-    app.add_role("fig", fig_role)
+    """Register the source filter."""
+    app.connect("source-read", drop_markers)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,10 @@
 """The registry's entries, the pages' markers, and the check and rewrite of marked figures.
 
-A page marks each figure it quotes where it quotes it, with the ``{fig}`` role of the
-documentation site: ``{fig}`3.2 <bench.pld.ratio>``` is the figure 3.2 under the name
-``bench.pld.ratio`` (the site shows 3.2 alone). An entry of the registry with one figure
+A page marks each figure it quotes where it quotes it, between two HTML comments:
+``<!--fig bench.pld.ratio-->3.2<!--/fig-->`` is the figure 3.2 under the name
+``bench.pld.ratio``. The comments are invisible wherever Markdown is rendered — in the
+repository as on the documentation site (whose ``figure_markers`` extension drops them) — so
+a page reads as plain prose with 3.2 in it. An entry of the registry with one figure
 owns the marker of its own name; an entry with several owns ``NAME.FIELD`` for each field.
 A figure inside a code block, where no role can stand, is located by its line of code
 instead (:mod:`figures.templates`).
@@ -26,7 +28,7 @@ COMPUTED, MEASURED = "computed", "measured"
 # generated tables under docs/tables/ are sources, not pages that quote them)
 PAGE_GLOBS = ("README.md", "docs/*.md", "docs/guides/*.md")
 
-MARKER = re.compile(r"\{fig\}`(?P<value>[^`<]*?)\s*<(?P<name>[^<>`]+)>`")
+MARKER = re.compile(r"<!--fig (?P<name>[^<>\s]+)-->(?P<value>.*?)<!--/fig-->")
 
 
 def default_pages() -> list[Path]:

@@ -349,14 +349,15 @@ def test_search_finds_audit_mechanism_on_its_api_page(browser, server, shots):
 
 def test_figure_markers_show_only_the_figure(site):
     """A page marks each figure it quotes for scripts/quoted_figures.py
-    (``{fig}`56 <name>```); the built page shows the figure, neither the role nor the name."""
-    marker = re.compile(r"\{fig\}`(?P<value>[^`<]*?)\s*<(?P<name>[^<>`]+)>`")
+    (``<!--fig name-->56<!--/fig-->``); the built page shows the figure, neither the marker
+    nor the name."""
+    marker = re.compile(r"<!--fig (?P<name>[^<>\s]+)-->(?P<value>.*?)<!--/fig-->")
     pages = [p for p in sorted((ROOT / "docs").glob("*.md"))
              if marker.search(p.read_text(encoding="utf-8"))]
     assert len(pages) >= 10
     for page in pages:
         html = (site / f"{page.stem}.html").read_text(encoding="utf-8")
-        assert "{fig}" not in html, page.name
+        assert "<!--fig" not in html and "&lt;!--fig" not in html, page.name
         for m in marker.finditer(page.read_text(encoding="utf-8")):
             assert f"&lt;{m['name']}&gt;" not in html and f"<{m['name']}>" not in html, (
                 page.name, m["name"])

@@ -129,8 +129,8 @@ def _copy(tmp_path: Path, page: str, old: str, new: str) -> Path:
 @pytest.mark.parametrize("page, name, old, new", [
     ("docs/api-tour.md", "api.theorem-params", "# g = 32, τ = 465, m = 33699, 16 bits per user",
      "# g = 32, τ = 465, m = 33699, 15 bits per user"),
-    ("docs/claims.md", "claims.fact2-gap", "{fig}`1.1e-54 <claims.fact2-gap>`",
-     "{fig}`1.2e-54 <claims.fact2-gap>`"),
+    ("docs/claims.md", "claims.fact2-gap", "<!--fig claims.fact2-gap-->1.1e-54<!--/fig-->",
+     "<!--fig claims.fact2-gap-->1.2e-54<!--/fig-->"),
 ])
 def test_cli_reports_the_drift_then_write_restores_the_file(tmp_path, capsys, page, name, old,
                                                             new):
@@ -147,26 +147,28 @@ def test_a_rewritten_line_or_a_lost_marker_is_an_error_not_a_pass(tmp_path, caps
     copy = _copy(tmp_path, "docs/api-tour.md", "16 bits per user", "16 bits for each user")
     assert cli.main(["--page", str(copy), "--only", "api.theorem-params", "--json"]) == 1
     assert '"status": "error"' in capsys.readouterr().out
-    copy = _copy(tmp_path, "docs/claims.md", "{fig}`1.1e-54 <claims.fact2-gap>`", "1.1e-54")
+    copy = _copy(tmp_path, "docs/claims.md", "<!--fig claims.fact2-gap-->1.1e-54<!--/fig-->",
+                 "1.1e-54")
     assert cli.main(["--page", str(copy), "--only", "claims.fact2-gap", "--json"]) == 1
     assert "no page marks ['claims.fact2-gap']" in capsys.readouterr().out
 
 
 def test_a_marker_no_entry_owns_fails_the_check():
-    pages = {"p.md": "about {fig}`3 <no.such.figure>` times"}
+    pages = {"p.md": "about <!--fig no.such.figure-->3<!--/fig--> times"}
     assert core.unknown_markers(pages, registry()) == [("p.md", "no.such.figure")]
 
 
 # ------------------------------------------------------------------ markers and code lines
 def test_a_marker_holds_the_figure_and_its_name():
-    m = core.MARKER.search("is **{fig}`fails (6/27) <claims.table.x.verdict>`** here")
+    m = core.MARKER.search("is **<!--fig claims.table.x.verdict-->fails (6/27)<!--/fig-->** here")
     assert (m.group("value"), m.group("name")) == ("fails (6/27)", "claims.table.x.verdict")
 
 
 def test_emphasis_in_a_source_value_stays_outside_the_marker():
     fig = core.Figure("t", core.MEASURED, ("x",), "test", lambda: {"x": "**no**"},
                       table="docs/tables/plans.md")
-    assert core.check_figure(fig, {"p.md": "| **{fig}`no <t>`** |"}, full=False).status == "ok"
+    page = {"p.md": "| **<!--fig t-->no<!--/fig-->** |"}
+    assert core.check_figure(fig, page, full=False).status == "ok"
 
 
 def test_fields_end_on_number_boundaries_and_whitespace_may_wrap():
@@ -198,7 +200,7 @@ def test_code_lines_that_cannot_be_located_are_refused(template):
 def test_sources_that_disagree_are_reported_and_not_written():
     fig = core.Figure("t", core.COMPUTED, ("x",), "test", lambda: {"x": "2"},
                       table="docs/tables/plans.md", table_value=lambda: {"x": "3"})
-    pages = {"p.md": "| a | {fig}`1 <t>` |"}
+    pages = {"p.md": "| a | <!--fig t-->1<!--/fig--> |"}
     o = core.check_figure(fig, pages, full=False)
     assert o.status == "drift" and "disagree" in o.message
     assert core.write(pages, [o]) == (pages, [])
@@ -209,7 +211,7 @@ def test_a_failing_source_is_an_error():
         raise formats.FigureError("the table changed shape")
 
     fig = core.Figure("t", core.MEASURED, ("x",), "test", broken, table="docs/tables/plans.md")
-    o = core.check_figure(fig, {"p.md": "| a | {fig}`1 <t>` |"}, full=False)
+    o = core.check_figure(fig, {"p.md": "| a | <!--fig t-->1<!--/fig--> |"}, full=False)
     assert o.status == "error" and "changed shape" in o.message
 
 

@@ -31,7 +31,7 @@ from verification.audit import (
     audit_sampler,
     search_counterexample,
 )
-from verification.audit import bits as B
+from verification.audit.events import bits as B
 from verification.zoo import floats as F
 
 
