@@ -12,7 +12,7 @@
         assert_follows(my_sampler, DiscreteLaplace(4))
 
 **Sequential by default.** The assertions draw in rounds and stop as soon as the verdict is
-decided (:mod:`verification.audit.stats.sequential`): a gross bug fails after a few hundred draws,
+decided (:mod:`verification.audit.sequential`): a gross bug fails after a few hundred draws,
 a mechanism near its claim uses the budget ``max_samples``. The false-alarm rate is
 ``alpha`` (default 0.001) whatever the stopping time, and the default seed makes every run
 of a test the same. ``n_samples=N`` runs the fixed-size audit instead. Both raise

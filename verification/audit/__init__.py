@@ -4,13 +4,13 @@ Three questions a user brings with their own code:
 
 * :func:`audit_sampler` — ``sampler(size, rng)`` claims to draw from a law (a privtools
   law, an ExactPMF, a frozen ``scipy.stats`` distribution or a ``{value: probability}``
-  table): goodness-of-fit tests combined by Bonferroni (:mod:`.sampler`).
+  table): goodness-of-fit tests combined by Bonferroni (:mod:`.fixed.sampler`).
 * :func:`audit_mechanism` — ``mechanism(dataset, size, rng)`` claims (ε, δ)-DP: an event is
   chosen on some draws and tested on fresh ones, giving an honest ε lower confidence bound
-  (:mod:`.mechanism`). Outputs may be integers, floats, vectors or hashable values
+  (:mod:`.fixed.mechanism`). Outputs may be integers, floats, vectors or hashable values
   (:mod:`.outputs`); events count exact outcomes, cut one coordinate, threshold a learned
   classifier score or — with ``bits=True`` — read the IEEE-754 bits of float outputs
-  (:mod:`.select`, :mod:`.events`, :mod:`.bits`).
+  (:mod:`.events.select`, :mod:`.events`, :mod:`.events.bits`).
 * :func:`audit_mechanism_sequential`, :func:`audit_sampler_sequential` — the same two
   questions answered in rounds that stop as soon as the verdict is decided, with the
   false-alarm rate kept at every stopping time (:mod:`.sequential`).
@@ -21,7 +21,7 @@ Three questions a user brings with their own code:
   :func:`search_traced` searches datasets for the pair of largest certified loss.
 * :func:`audit_sampling` — is the code's batch sampler the scheme its accountant assumes
   (Poisson at rate q, fixed size, a permutation per epoch, k of t steps)? Exact checks and
-  Monte Carlo tests at a stated false-alarm rate (:mod:`.sampling`).
+  Monte Carlo tests at a stated false-alarm rate (:mod:`.fixed.sampling`).
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -63,8 +63,8 @@ from .neighbours import (  # noqa: F401
 )
 from .outputs import Outputs, as_outputs
 from .search import Counterexample, search_counterexample, shrink_counterexample
+from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
-from .stats.sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .trace import Finding, TracedSearch, TraceResult, confirm, search_traced, trace_mechanism
 
 __all__ = [

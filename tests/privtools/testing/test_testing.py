@@ -18,8 +18,8 @@ from privtools.testing import (
     find_counterexample,
 )
 from privtools.testing import strategies as pst
+from verification.audit.sequential import _inverted_lower, _log_ratios, _resolutions
 from verification.audit.stats.hockey import kelly_fraction as _kelly
-from verification.audit.stats.sequential import _inverted_lower, _log_ratios, _resolutions
 
 
 def _laplace_sum(scale):

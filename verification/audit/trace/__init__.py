@@ -13,8 +13,8 @@
   against their plan (:mod:`.plans`).
 
 Underneath: the recording generator (``recorder.TracingGenerator``, a numpy ``Generator``
-whose noise methods record and replay), runs (:mod:`.runs`), outputs of
-any shape (:mod:`.leaves`), the probes' linear model (:mod:`.model`) and the releases'
+whose noise methods record and replay), runs (:mod:`.record.runs`), outputs of
+any shape (:mod:`.record.leaves`), the probes' linear model (:mod:`.record.model`) and the releases'
 certified losses (:mod:`.certify`).
 """
 

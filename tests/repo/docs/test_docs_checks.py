@@ -13,7 +13,7 @@ import pytest
 
 from tests.optional import OPTIONAL
 
-EXT = Path(__file__).resolve().parents[2] / "docs" / "_ext"
+EXT = Path(__file__).resolve().parents[3] / "docs" / "_ext"
 
 if os.environ.get("PRIVTOOLS_REQUIRE_DOCS") != "1":
     pytest.importorskip("sphinx", reason=f"{OPTIONAL}: sphinx (the docs extra)")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.scripts import load_script
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 
 
 def _builder():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-GUIDES = sorted((Path(__file__).resolve().parents[2] / "docs" / "guides").glob("*.md"))
+GUIDES = sorted((Path(__file__).resolve().parents[3] / "docs" / "guides").glob("*.md"))
 SHELL_BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", flags=re.S | re.M)
 FILE_BLOCK = re.compile(r"^```\{code-block\} python\n:caption: (\S+\.py)\n\n(.*?)^```",
                         flags=re.S | re.M)

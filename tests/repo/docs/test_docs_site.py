@@ -34,7 +34,7 @@ import pytest
 
 from tests.optional import OPTIONAL
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REQUIRED = os.environ.get("PRIVTOOLS_REQUIRE_DOCS") == "1"
 WAIT = 20  # seconds: the longest any wait below may take (never asserted on)
 WINDOW = (1280, 900)

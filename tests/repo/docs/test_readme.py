@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
@@ -17,7 +17,7 @@ PAGES = sorted(p for p in (ROOT / "docs").glob("*.md")
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_the_pages_python_blocks_run(page):
     """Each page's python blocks run as written, in order, in one namespace (the guides'
-    are run by tests/repo/test_docs_guides.py)."""
+    are run by tests/repo/docs/test_docs_guides.py)."""
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
     namespace: dict = {}
     for block in blocks:

@@ -62,14 +62,14 @@ from scipy.special import logsumexp
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_level
 
-from .. import guard
-from ..draws import SEQUENTIAL, Draws, root_seed
-from ..events import Event
-from ..events.select import LEARNERS, Sample, choose_event
-from ..fixed.mechanism import check_claim, check_learners
-from ..neighbours import check_pair
-from . import log_ratio_bound
-from .hockey import LAMBDA_CAP, kelly_fraction
+from . import guard
+from .draws import SEQUENTIAL, Draws, root_seed
+from .events import Event
+from .events.select import LEARNERS, Sample, choose_event
+from .fixed.mechanism import check_claim, check_learners
+from .neighbours import check_pair
+from .stats import log_ratio_bound
+from .stats.hockey import LAMBDA_CAP, kelly_fraction
 
 __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_sequential",
            "FIRST_ROUND"]
@@ -330,7 +330,7 @@ def _null_bins(reference):
     """(p₀, binning function) for the claimed law: the integers of a discrete law's bulk
     (mass outside ≤ 1e-9 per side; at most 4001 bins, merged evenly beyond that) plus the
     two tails; 1024 quantile bins of a continuous scipy law; the values of a table."""
-    from ..fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
+    from .fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
 
     if _is_scipy(reference, st.rv_continuous):
         edges = np.asarray(reference.ppf(np.linspace(0, 1, _SAMPLER_BINS + 1)[1:-1]),
