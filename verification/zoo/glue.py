@@ -37,6 +37,7 @@ import numpy as np
 from privtools.accounting import gaussian_epsilon as accounting_gaussian_epsilon
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
 
+from ..audit.trace.result import KINDS
 from .floats import classical_gaussian_sigma
 
 __all__ = ["GlueMechanism", "glue_suite", "gaussian_epsilon"]
@@ -243,11 +244,8 @@ def first_above_threshold(dataset, size, rng, *, epsilon, threshold, queries):
 
 
 # ============================================================== the suite
-_DP = "data-dependent-parameter"
-_UN = "unnoised-output"
-_SE = "sensitivity"
-_UT = "untraceable"
-_CF = "noise-dependent-control-flow"
+# the finding kinds, as the trace declares them (verification.audit.trace.result)
+_DP, _UN, _SE, _UT, _CF = KINDS
 
 
 def glue_suite() -> list[GlueMechanism]:

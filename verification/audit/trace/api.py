@@ -56,7 +56,19 @@ from .certify.releases import form_model_of, portable, scaled, tracked_leaves, t
 from .record.leaves import same_leaf, same_tree
 from .record.model import MAX_PROBED, draws_of, probe
 from .record.recorder import same_value
-from .result import KINDS, Finding, TraceResult, round_down, round_up
+from .result import (
+    DATA_DEPENDENT,
+    KINDS,
+    SENSITIVITY,
+    STEERED,
+    UNNOISED,
+    UNTRACEABLE,
+    Finding,
+    TraceResult,
+    kind,
+    round_down,
+    round_up,
+)
 
 __all__ = ["Finding", "TraceResult", "trace_mechanism", "KINDS", "ARITHMETIC", "RTOL"]
 
@@ -127,9 +139,11 @@ class _Trace:
         self.bounded: tuple = ()               # nodes: the interval is an upper bound only
         self.untracked: str | None = None      # why the forms could not be used
 
-    def add(self, kind, where, detail, loss=None, exact=True):
-        if not any(f.kind == kind and f.where == where for f in self.findings):
-            self.findings.append(Finding(kind, where, detail, loss, exact))
+    def add(self, name, where, detail, loss=None, exact=None):
+        """Record a finding once per (kind, where); ``exact`` defaults to its kind's."""
+        if not any(f.kind == name and f.where == where for f in self.findings):
+            self.findings.append(Finding(name, where, detail, loss,
+                                         kind(name).exact if exact is None else exact))
 
     # ------------------------------------------------------------------ steps
     def run(self):
@@ -144,7 +158,7 @@ class _Trace:
             if not same_tree(other.tree, rec.tree):
                 why = "no draw came through rng, yet two runs on d gave different outputs"
         if why is not None:
-            self.add("untraceable", "the mechanism's randomness",
+            self.add(UNTRACEABLE, "the mechanism's randomness",
                      f"{why}: the mechanism draws randomness that does not come through the "
                      "rng it is given (a fresh default_rng(), numpy's global state, a "
                      "library's own generator, or a method the trace does not record)",
@@ -154,7 +168,7 @@ class _Trace:
         self.decided.append(f"traceable: {len(rec.calls)} noise call(s), replayed exactly")
         self._fresh_runs(rec)
         if not rec.calls and (self.varying or self.steered):
-            self.add("untraceable", "the mechanism's randomness",
+            self.add(UNTRACEABLE, "the mechanism's randomness",
                      "no draw came through rng, yet fresh runs on d differ: the mechanism "
                      "draws randomness of its own", exact=False)
             self.steered.clear()
@@ -211,20 +225,20 @@ class _Trace:
                         continue
                     # no loss yet: _rescaled_loss makes it infinite where the draw is
                     # released additively (the output may post-process it otherwise)
-                    self.add("data-dependent-parameter", f"{a.method} (call {a.index})",
+                    self.add(DATA_DEPENDENT, f"{a.method} (call {a.index})",
                              f"the parameter {name} is {_text(va)} on d but {_text(vb)} on d' "
                              "(the noise is calibrated from the data)")
                     self.rescaled.add(a.index)
         if rp.diverged is not None:
-            if any(f.kind == "data-dependent-parameter" for f in self.findings):
+            if any(f.kind == DATA_DEPENDENT for f in self.findings):
                 pass                            # the differing call is already a finding
             elif self.steered:
                 self.undecided.append(f"the calls on d' differ ({rp.diverged}), and the noise "
                                       "steers the calls: not decided")
             else:
-                self.add("data-dependent-parameter", "the sequence of noise calls",
+                self.add(DATA_DEPENDENT, "the sequence of noise calls",
                          f"{rp.diverged} (the noise drawn depends on the data)")
-        elif not any(f.kind == "data-dependent-parameter" for f in self.findings):
+        elif not any(f.kind == DATA_DEPENDENT for f in self.findings):
             self.decided.append("the noise calls and their parameters are the same on d and "
                                 "d'")
 
@@ -239,7 +253,7 @@ class _Trace:
                                   "decided; see the candidate events")
             self.candidates = self._candidates(rec)
             return
-        self.add("unnoised-output", f"output{where}", detail + " (no draw moves it)",
+        self.add(UNNOISED, f"output{where}", detail + " (no draw moves it)",
                  loss=math.inf)
 
     def _constant(self, rec, structure: bool = False, leaves=()) -> bool:
@@ -258,7 +272,7 @@ class _Trace:
                 if not same:
                     if not rec.calls:
                         name = "d" if side == 0 else "d'"
-                        self.add("untraceable", "the mechanism's randomness",
+                        self.add(UNTRACEABLE, "the mechanism's randomness",
                                  f"no draw came through rng, yet fresh runs on {name} "
                                  "differ: the mechanism draws randomness of its own",
                                  exact=False)
@@ -301,7 +315,7 @@ class _Trace:
         for j in sorted(set(dep.moved) & set(dep_p.moved)):
             if dep.moved[j] != dep_p.moved[j]:
                 # the probes' coefficients are not established: no loss attached
-                self.add("data-dependent-parameter", f"output{paths[j]}",
+                self.add(DATA_DEPENDENT, f"output{paths[j]}",
                          f"the noise reaching it is scaled by {_coefs(dep.moved[j], draws)} on "
                          f"d but {_coefs(dep_p.moved[j], draws)} on d' (the code scales the "
                          "noise by a factor computed from the data)")
@@ -315,7 +329,7 @@ class _Trace:
                                       "with the noise through the control flow")
                 continue
             unnoised += 1
-            self.add("unnoised-output", f"output{paths[j]}",
+            self.add(UNNOISED, f"output{paths[j]}",
                      f"{_text(ya[j])} on d, {_text(yb[j])} on d' under identical randomness, "
                      "and no draw moves it", loss=math.inf)
         if nonlinear:
@@ -342,7 +356,7 @@ class _Trace:
             cap = (self.declared if not isinstance(self.declared, dict)
                    else self.declared.get(paths[j]))
             if cap is not None and abs(dlt) > cap:
-                self.add("sensitivity", f"output{paths[j]}",
+                self.add(SENSITIVITY, f"output{paths[j]}",
                          f"moves by {_q(abs(dlt))} between d and d', more than the declared "
                          f"sensitivity {_q(cap)}")
                 self.declared_broken = True
@@ -401,9 +415,9 @@ class _Trace:
         if self.untracked is not None:
             self.undecided.append(f"not certified: {self.untracked}")
         if self.steered:
-            self.add("noise-dependent-control-flow", "the control flow", self.steered[0] +
+            self.add(STEERED, "the control flow", self.steered[0] +
                      "; the trace decides what does not depend on it and hands the rest to "
-                     "a sampled audit", exact=False)
+                     "a sampled audit")
         iv = None
         infinite = any(f.loss == math.inf and f.exact for f in self.findings)
         continuous = False
@@ -411,7 +425,7 @@ class _Trace:
             iv = mpmath.mpi(mpmath.inf, mpmath.inf)
         elif releases is not None and self.tracked_ok and not self.undecided and \
                 not self.steered and (self.gaussian_dp or not any(
-                    f.kind == "data-dependent-parameter" for f in self.findings)):
+                    kind(f.kind).stops_interval for f in self.findings)):
             iv = certify.compose(releases, self.delta, bound_only=bound_only)
             continuous = any(r.continuous for r in releases)
             lo, hi = ends(iv)
@@ -444,10 +458,10 @@ class _Trace:
         if verdict == "inconclusive" and self.bounded and iv is not None and \
                 ends(iv)[1] > self.eps_exact:
             ops = ", ".join(n.describe() for n in self.bounded[:3])
-            self.add("noise-dependent-control-flow", "the outputs",
+            self.add(STEERED, "the outputs",
                      f"the outputs are non-additive functions of noisy values ({ops}): the "
                      f"trace bounds the pair's loss by {round_up(ends(iv)[1]):.6g} from "
-                     "above only and hands the rest to a sampled audit", exact=False)
+                     "above only and hands the rest to a sampled audit")
             if not self.candidates:
                 self.candidates = self._candidates(rec)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
@@ -467,8 +481,8 @@ class _Trace:
     def _gaussian_findings(self, lo, hi):
         """A data-dependent σ certified at δ > 0: within the claim it is no finding; above
         it, the data-dependent-parameter finding carries the certified loss."""
-        dp = [f for f in self.findings if f.kind == "data-dependent-parameter"]
-        rest = [f for f in self.findings if f.kind != "data-dependent-parameter"]
+        dp = [f for f in self.findings if f.kind == DATA_DEPENDENT]
+        rest = [f for f in self.findings if f.kind != DATA_DEPENDENT]
         if hi <= self.eps_exact:
             self.findings = rest
         elif lo > self.eps_exact:
@@ -487,12 +501,12 @@ class _Trace:
             if r.scale is not None and self.delta == 0 and r.exact:
                 implied = (f", more than the sensitivity ε·b = {_q(Fraction(self.eps) * r.scale)}"
                            f" its scale b = {_q(r.scale)} allows for ε = {self.eps:g}")
-            self.add("sensitivity", r.where,
+            self.add(SENSITIVITY, r.where,
                      f"the release is shifted by {_q(abs(r.shift))}{implied}; alone it "
                      f"costs ε ≥ {round_down(lo):.6g}", loss=round_down(lo))
         if not alone:
             lo, _ = ends(certify.compose(releases, self.delta))
-            self.add("sensitivity", f"the pair's view ({len(releases)} releases)",
+            self.add(SENSITIVITY, f"the pair's view ({len(releases)} releases)",
                      f"no release alone exceeds ε = {self.eps:g}, but together they are "
                      "shifted further than the noise's scales allow",
                      loss=round_down(lo))

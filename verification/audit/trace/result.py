@@ -9,10 +9,53 @@ import mpmath
 
 from privtools.certified import Interval, interval
 
-__all__ = ["Finding", "TraceResult", "KINDS", "round_down", "round_up"]
+__all__ = ["Finding", "FindingKind", "TraceResult", "KINDS", "FINDING_KINDS", "round_down",
+           "round_up"]
 
-KINDS = ("data-dependent-parameter", "unnoised-output", "sensitivity", "untraceable",
-         "noise-dependent-control-flow")
+
+@dataclass(frozen=True)
+class FindingKind:
+    """One kind of finding, declared once with what it does to the verdict.
+
+    Every finding rules out ``holds``; an exact finding of infinite loss makes the verdict
+    ``fail``. Beyond that, ``stops_interval``: while a finding of this kind stands, the pair's
+    certified interval is not computed from the releases (a data-dependent parameter: the
+    releases on d and d' are not one law shifted — unless the two Gaussians' ε(δ) certifies
+    it, :mod:`.certify.gaussians`); ``exact``: whether a finding of this kind is decided
+    without statistics by default (``False``: it hands the pair to a sampled audit)."""
+
+    name: str
+    meaning: str
+    stops_interval: bool = False
+    exact: bool = True
+
+
+#: Every kind of finding the trace reports, in one table (read by the trace and the zoo).
+FINDING_KINDS: dict[str, FindingKind] = {k.name: k for k in (
+    FindingKind("data-dependent-parameter",
+                "a noise call's parameters or the sequence of calls differ between d and d'",
+                stops_interval=True),
+    FindingKind("unnoised-output",
+                "an output moves between d and d' with no noise to cover the move"),
+    FindingKind("sensitivity",
+                "a release moves by more than its noise is calibrated (or declared) for"),
+    FindingKind("untraceable",
+                "the mechanism does something the trace cannot follow (it escapes the "
+                "recorder)"),
+    FindingKind("noise-dependent-control-flow",
+                "the noise steers the program (a branch on a noisy value, or outputs that "
+                "are non-additive functions of it)", exact=False),
+)}
+KINDS = tuple(FINDING_KINDS)
+DATA_DEPENDENT, UNNOISED, SENSITIVITY, UNTRACEABLE, STEERED = KINDS
+
+
+def kind(name: str) -> FindingKind:
+    """The declared kind called ``name`` (ValueError on a kind the table does not declare)."""
+    try:
+        return FINDING_KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown finding kind {name!r}; the kinds are {KINDS}") from None
 
 
 @dataclass(frozen=True)
@@ -27,6 +70,9 @@ class Finding:
     detail: str
     loss: float | None = None
     exact: bool = True
+
+    def __post_init__(self):
+        kind(self.kind)
 
     def describe(self) -> str:
         """The finding in one line: kind, where, what differs, the loss."""

@@ -23,7 +23,7 @@ from privtools.accounting import PmfPairEvent
 from .. import certify
 from ..record.model import groups_of, solve
 from ..record.recorder import same_value
-from ..result import Finding
+from ..result import DATA_DEPENDENT, UNNOISED, Finding
 from . import qtext
 from .discrete import draw_pmf, row_pmf
 from .forms import form_model
@@ -55,7 +55,7 @@ def scaled(t, path, ra, rb, draws):
     output's laws have unbounded log-ratio (pure ε = ∞)."""
     one = len(ra) == 1 and set(ra) == set(rb) and abs(next(iter(ra.values()))) != abs(
         next(iter(rb.values()))) and unbounded(draws[next(iter(ra))])
-    t.add("data-dependent-parameter", f"output{path}",
+    t.add(DATA_DEPENDENT, f"output{path}",
           f"the noise reaching it is scaled by {coefs(ra, draws)} on d but "
           f"{coefs(rb, draws)} on d' (the code scales the noise by a factor computed "
           "from the data)", loss=math.inf if t.delta == 0 and one else None)
@@ -71,7 +71,7 @@ def tracked_leaves(t, rec, draws, fm):
                            "the mechanism draws randomness the trace does not see")
         return None, False
     for where, detail in fm.infinite:
-        t.add("unnoised-output", where, detail, loss=math.inf)
+        t.add(UNNOISED, where, detail, loss=math.inf)
     if fm.infinite:
         return None, False
     if t.rescaled and t.delta == 0:
@@ -81,7 +81,7 @@ def tracked_leaves(t, rec, draws, fm):
                      unbounded(draws[next(iter(fm.moved[j]))])]
             if alone and fm.exact:
                 infinite_rescaled(t, k)
-    if any(f.kind == "data-dependent-parameter" for f in t.findings):
+    if any(f.kind == DATA_DEPENDENT for f in t.findings):
         g = two_gaussians(t, rec, draws, fm)
         return ([g], False) if g is not None else (None, False)
     t._declared(paths, {j: fm.rhs[j] for j in fm.leaves})
@@ -94,7 +94,7 @@ def tracked_leaves(t, rec, draws, fm):
     if bad:
         where = fm.labels[bad[0]]
         if fm.exact:
-            t.add("unnoised-output", where,
+            t.add(UNNOISED, where,
                   "a combination of outputs carries no noise: outputs that share one "
                   "noise draw move apart between d and d' (one draw reused for several "
                   "releases)", loss=math.inf)
@@ -111,7 +111,7 @@ def tracked_leaves(t, rec, draws, fm):
         first = draws[grp.members[0]]
         rows = [fm.labels[j] for j, _ in grp.column[:3]]
         if first.scale is not None and first.scale == 0:
-            t.add("unnoised-output", rows[0],
+            t.add(UNNOISED, rows[0],
                   f"{first.method} (call {first.call}) has scale 0: the value it "
                   f"should hide moves by {qtext(abs(sg))} with no noise at all",
                   loss=math.inf)
@@ -187,7 +187,7 @@ def row_laws(t, rec, draws, fm) -> dict | None:
 
 def infinite_rescaled(t, k):
     for i, f in enumerate(t.findings):
-        if f.kind == "data-dependent-parameter" and f.where.endswith(f"(call {k})"):
+        if f.kind == DATA_DEPENDENT and f.where.endswith(f"(call {k})"):
             t.findings[i] = Finding(f.kind, f.where, f.detail + "; its draw alone is "
                                        "released additively, so the output's laws on d "
                                        "and d' have unbounded log-ratio", math.inf, True)
