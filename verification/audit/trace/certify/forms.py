@@ -338,137 +338,130 @@ def _centred(q: Fraction, m: int) -> Fraction:
     return Fraction((int(q) + m // 2) % m - m // 2) if q.denominator == 1 else q
 
 
-def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
-               modulus=None, pure=True) -> FormModel:
-    """The rows of a coupled pair's tracked runs ``trec`` (on d) and ``trp`` (on d'),
-    checked against the plain runs ``rec``/``rp`` and the probes ``dep``/``dep_p``. Under
-    a ``modulus`` m, every leaf must be computed as ``x % m`` in the code; its row is ``x``
-    with its shift read mod m (the wrapped release is certified as such)."""
-    fm = FormModel()
+def _runs_refused(fm, trec, trp, rec, rp) -> bool:
+    """Refuse runs the forms cannot read: a tracked run that failed or differs from the
+    plain run, a condition or an escape on either tape. True when refused."""
     if trec.tree is None or trp.tree is None:
         fm.refuse("the mechanism fails when its draws are tracked ("
                   f"{trec.error or trp.error}): the dependence on the noise is not known")
-        return fm
+        return True
     if not same_tree(trec.tree, rec.tree) or not same_tree(trp.tree, rp.tree):
         fm.refuse("the mechanism gives another output when its draws are tracked (it "
                   "inspects the type of its noise): the dependence on the noise is not known")
-        return fm
+        return True
     for tape in (trec.tape, trp.tape):
         if tape.conditions:
             fm.refuse(f"{tape.conditions[0]}: the noise steers the control flow")
         if tape.escapes:
             fm.refuse(f"{tape.escapes[0]}: past it, the dependence on the noise is not "
                       "tracked")
-    if not fm.ok:
-        return fm
-    nd, np_ = trec.tape.nodes, trp.tape.nodes
+    return not fm.ok
+
+
+def _nodes_refused(fm, nd, np_) -> bool:
+    """Refuse nodes that are not one fixed post-processing on d and d' (other operations,
+    plain arguments or input coefficients). True when refused."""
     if len(nd) != len(np_):
         fm.refuse(f"{len(nd)} operation(s) on noisy values on d but {len(np_)} on d'")
-        return fm
+        return True
     for a, b in zip(nd, np_):
         if a.op != b.op or a.shape != b.shape or len(a.inputs) != len(b.inputs) or \
                 not _same_params(a.params, b.params):
             fm.refuse(f"{a.describe()} is applied differently on d and d' (its plain "
                       "arguments come from the data): not a fixed post-processing")
-            return fm
+            return True
         for x, y in zip(a.inputs, b.inputs):
             if x.shape != y.shape or any(p.a != q.a for p, q in zip(x.reshape(-1),
                                                                    y.reshape(-1))):
                 fm.refuse(f"the input of {a.describe()} depends on the noise differently on "
                           "d and d'")
-                return fm
-    index = {(d.call, d.element): i for i, d in enumerate(draws)}
-    paths = rec.tree.paths
-    folded = _folded_nodes(nd, np_, draws, index)
-    fa = [f if f is None else _substitute(f, folded) for f in trec.tree.forms]
-    fb = [f if f is None else _substitute(f, folded) for f in trp.tree.forms]
+                return True
+    return False
 
-    wrapped = set()                    # remainder nodes read as the modular view
+
+def _modular_views(fm, fa, fb, nd, np_, modulus, paths) -> set | None:
+    """Under a modulus, each leaf read as the ``x % m`` the code computes: the remainder
+    nodes read as the modular view, or None (refused)."""
+    wrapped = set()
+    for j in range(len(fa)):
+        ia, ka = _modular(fa[j], nd, modulus)
+        ib, kb = _modular(fb[j], np_, modulus)
+        if ia is None or ib is None or ka != kb:
+            fm.refuse(f"output{paths[j]} is not computed as x % {modulus} in the code: "
+                      "its modular view is not established")
+            return None
+        fa[j], fb[j] = ia, ib
+        wrapped.add(ka)
+    return wrapped
+
+
+def _plain_leaf(fm, j, where, la, lb, ya, yb, moved) -> None:
+    """A leaf no tracked draw reaches on one dataset or both."""
+    pa = la is None or not la.finite
+    pb = lb is None or not lb.finite
+    if pa and pb:
+        if moved:
+            fm.refuse(f"{where} moves with the noise but carries no tracked dependence")
+        elif same_leaf(ya[j], yb[j]):
+            fm.plain_equal.append(j)
+        else:
+            fm.plain_apart.append(j)
+            fm.infinite.append((where, f"{ya[j]!r} on d, {yb[j]!r} on d': a "
+                                "function of the data alone (no draw reaches it)"))
+        return
+    plain, value = ("d", ya[j]) if pa else ("d'", yb[j])
+    if isinstance(value, float) and not math.isfinite(value):
+        fm.infinite.append((where, f"{value!r} on {plain} whatever the draws, a "
+                            "finite noisy value on the other dataset"))
+    else:
+        fm.refuse(f"{where} carries noise on one dataset only")
+
+
+def _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus) -> None:
+    """The probes cross-check a leaf's forms on d and d' (refused where they disagree)."""
+    for dp_, lin in ((dep, la), (dep_p, lb)):
+        raw = _raw(lin, index)
+        if raw is None:
+            fm.refuse(f"{where} depends on a draw the trace did not record")
+            return
+        probed = dp_.moved.get(j, {})
+        if not _node_atoms(lin):
+            if j in dp_.nonlinear or set(probed) != set(raw) or any(
+                    not _close(probed[di], raw[di]) for di in raw):
+                fm.refuse(f"{where} moves under a probe other than as its tracked form "
+                          "says: a dependence the trace did not see")
+                return
+        elif modulus is None and not set(probed) <= _support(lin, nd, index):
+            fm.refuse(f"{where} moves under a probe of a draw it does not depend on")
+            return
+
+
+def _leaf_row(fm, j, where, la, lb, nd, draws, index, modulus) -> None:
+    """A noisy leaf with equal coefficients on d and d': its row (the draws it moves and
+    its shift), and the infinite losses its shift shows on its own."""
+    dc = lb.c - la.c
     if modulus is not None:
-        for j in range(len(fa)):
-            ia, ka = _modular(fa[j], nd, modulus)
-            ib, kb = _modular(fb[j], np_, modulus)
-            if ia is None or ib is None or ka != kb:
-                fm.refuse(f"output{paths[j]} is not computed as x % {modulus} in the code: "
-                          "its modular view is not established")
-                return fm
-            fa[j], fb[j] = ia, ib
-            wrapped.add(ka)
-    ya, yb = rec.tree.values, rp.tree.values
-    absorbed, exact_absorbed = _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus,
-                                       pure)
-    fm.nodes = tuple(n for n in nd if n.index not in wrapped and n.index not in folded
-                     and n.index not in absorbed)
-    fm.exact = not fm.nodes and exact_absorbed
-    for j, (la, lb) in enumerate(zip(fa, fb)):
-        where = paths[j] if paths[j] == "output" else f"output{paths[j]}"
-        pa = la is None or not la.finite
-        pb = lb is None or not lb.finite
-        if pa and pb:
-            if j in dep.moved_leaves() or j in dep_p.moved_leaves() or j in varying:
-                fm.refuse(f"{where} moves with the noise but carries no tracked dependence")
-            elif same_leaf(ya[j], yb[j]):
-                fm.plain_equal.append(j)
-            else:
-                fm.plain_apart.append(j)
-                fm.infinite.append((where, f"{ya[j]!r} on d, {yb[j]!r} on d': a "
-                                    "function of the data alone (no draw reaches it)"))
-            continue
-        if pa or pb:
-            plain, value = ("d", ya[j]) if pa else ("d'", yb[j])
-            if isinstance(value, float) and not math.isfinite(value):
-                fm.infinite.append((where, f"{value!r} on {plain} whatever the draws, a "
-                                    "finite noisy value on the other dataset"))
-            else:
-                fm.refuse(f"{where} carries noise on one dataset only")
-            continue
-        if la.a != lb.a:
-            ra, rb = _raw(la, index), _raw(lb, index)
-            if ra is not None and rb is not None and not _node_atoms(la) and \
-                    not _node_atoms(lb):
-                fm.scaled[j] = (ra, rb, lb.c - la.c)
-            fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
-            continue
-        # the probes cross-check the form
-        for dp_, lin in ((dep, la), (dep_p, lb)):
-            raw = _raw(lin, index)
-            if raw is None:
-                fm.refuse(f"{where} depends on a draw the trace did not record")
-                break
-            probed = dp_.moved.get(j, {})
-            if not _node_atoms(lin):
-                if j in dp_.nonlinear or set(probed) != set(raw) or any(
-                        not _close(probed[di], raw[di]) for di in raw):
-                    fm.refuse(f"{where} moves under a probe other than as its tracked form "
-                              "says: a dependence the trace did not see")
-                    break
-            elif modulus is None and not set(probed) <= _support(lin, nd, index):
-                fm.refuse(f"{where} moves under a probe of a draw it does not depend on")
-                break
-        if not fm.ok:
-            continue
-        dc = lb.c - la.c
-        if modulus is not None:
-            dc = _centred(dc, modulus)
-        g = None if modulus is not None else _lattice(la, nd, draws, index)
-        if not la.a and dc != 0:
-            fm.infinite.append((where, f"moves by {qtext(dc)} between d and d' with no noise"))
-        elif g is not None and (dc / g).denominator != 1:
-            fm.infinite.append((where, f"takes values in c + {qtext(g)}ℤ (integer-valued "
-                                f"noise), and c moves by {qtext(dc)} between d and d': the "
-                                "supports are disjoint"))
-        if j in fm.moved:                     # a rounded draw's release (absorbed above)
-            continue
-        fm.rows.append(j)
-        fm.leaves.append(j)
-        fm.labels[j] = where
-        fm.moved[j] = _raw(la, index)
-        fm.rhs[j] = dc
-    if not fm.ok:
-        return fm
-    row = len(paths)
+        dc = _centred(dc, modulus)
+    g = None if modulus is not None else _lattice(la, nd, draws, index)
+    if not la.a and dc != 0:
+        fm.infinite.append((where, f"moves by {qtext(dc)} between d and d' with no noise"))
+    elif g is not None and (dc / g).denominator != 1:
+        fm.infinite.append((where, f"takes values in c + {qtext(g)}ℤ (integer-valued "
+                            f"noise), and c moves by {qtext(dc)} between d and d': the "
+                            "supports are disjoint"))
+    if j in fm.moved:                     # a rounded draw's release (absorbed above)
+        return
+    fm.rows.append(j)
+    fm.leaves.append(j)
+    fm.labels[j] = where
+    fm.moved[j] = _raw(la, index)
+    fm.rhs[j] = dc
+
+
+def _node_rows(fm, nd, np_, skip, index, row) -> None:
+    """The rows of the nodes' inputs (each node a fixed post-processing of them)."""
     for a, b in zip(nd, np_):
-        if a.index in wrapped or a.index in folded or a.index in absorbed:
+        if a.index in skip:
             continue
         for x, y in zip(a.inputs, b.inputs):
             for la, lb in zip(x.reshape(-1), y.reshape(-1)):
@@ -486,6 +479,52 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
                 fm.moved[row] = raw
                 fm.rhs[row] = lb.c - la.c
                 row += 1
+
+
+def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
+               modulus=None, pure=True) -> FormModel:
+    """The rows of a coupled pair's tracked runs ``trec`` (on d) and ``trp`` (on d'),
+    checked against the plain runs ``rec``/``rp`` and the probes ``dep``/``dep_p``. Under
+    a ``modulus`` m, every leaf must be computed as ``x % m`` in the code; its row is ``x``
+    with its shift read mod m (the wrapped release is certified as such)."""
+    fm = FormModel()
+    if _runs_refused(fm, trec, trp, rec, rp):
+        return fm
+    nd, np_ = trec.tape.nodes, trp.tape.nodes
+    if _nodes_refused(fm, nd, np_):
+        return fm
+    index = {(d.call, d.element): i for i, d in enumerate(draws)}
+    paths = rec.tree.paths
+    folded = _folded_nodes(nd, np_, draws, index)
+    fa = [f if f is None else _substitute(f, folded) for f in trec.tree.forms]
+    fb = [f if f is None else _substitute(f, folded) for f in trp.tree.forms]
+    wrapped = set()                    # remainder nodes read as the modular view
+    if modulus is not None:
+        wrapped = _modular_views(fm, fa, fb, nd, np_, modulus, paths)
+        if wrapped is None:
+            return fm
+    ya, yb = rec.tree.values, rp.tree.values
+    absorbed, exact_absorbed = _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus,
+                                       pure)
+    skip = wrapped | set(folded) | absorbed
+    fm.nodes = tuple(n for n in nd if n.index not in skip)
+    fm.exact = not fm.nodes and exact_absorbed
+    for j, (la, lb) in enumerate(zip(fa, fb)):
+        where = paths[j] if paths[j] == "output" else f"output{paths[j]}"
+        if la is None or not la.finite or lb is None or not lb.finite:
+            moved = j in dep.moved_leaves() or j in dep_p.moved_leaves() or j in varying
+            _plain_leaf(fm, j, where, la, lb, ya, yb, moved)
+            continue
+        if la.a != lb.a:
+            ra, rb = _raw(la, index), _raw(lb, index)
+            if ra is not None and rb is not None and not _node_atoms(la) and \
+                    not _node_atoms(lb):
+                fm.scaled[j] = (ra, rb, lb.c - la.c)
+            fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
+            continue
+        _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus)
+        if fm.ok:
+            _leaf_row(fm, j, where, la, lb, nd, draws, index, modulus)
+    if fm.ok:
+        _node_rows(fm, nd, np_, skip, index, len(paths))
     return fm
-
-
