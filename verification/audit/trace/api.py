@@ -38,7 +38,6 @@ import math
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 
 from privtools.certified import ends, fraction_bounds
 from privtools.errors import ParameterError
@@ -46,13 +45,13 @@ from privtools.validation import check_int, to_fraction
 
 from .. import guard
 from ..draws import root_seed
-from ..events import Column, Event, Value
 from ..fixed.mechanism import check_claim
 from ..neighbours import check_pair
 from . import certify
 from .certify import qtext as _q
-from .certify.releases import coefs as _coefs
 from .certify.releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
+from .probed import candidate_events, untracked_findings
+from .probed import text as _text
 from .record.leaves import same_leaf, same_tree
 from .record.model import MAX_PROBED, draws_of, probe
 from .record.recorder import same_value
@@ -79,8 +78,6 @@ RTOL = 2.0 ** -40
 _FRESH = 4                  # fresh runs per dataset that test the control flow
 _REPLAYS = 4                # replays on d, each on its own bit-generator key
 _CONSTANT = 32              # fresh runs per dataset before an output is called unnoised
-_COUPLED = 32               # coupled runs that propose candidate events
-_CANDIDATES = 8             # candidate events handed to a sampled confirmation
 _PRIMITIVES = 10_000        # calls kept in the result
 
 
@@ -251,7 +248,7 @@ class _Trace:
         if self.steered or not self._constant(rec, structure=True):
             self.undecided.append(detail + " — but the noise steers the structure: not "
                                   "decided; see the candidate events")
-            self.candidates = self._candidates(rec)
+            self.candidates = candidate_events(self, rec)
             return
         self.add(UNNOISED, f"output{where}", detail + " (no draw moves it)",
                  loss=math.inf)
@@ -299,52 +296,7 @@ class _Trace:
             self.tracked_ok = True
             return [g], False
         self.untracked = fm.why[0]
-        for j, (ra, rb, _) in fm.scaled.items():
-            scaled(self, rec.tree.paths[j], ra, rb, draws)
-        steered = dep.steered + dep_p.steered
-        if steered:
-            self.steered.append(steered[0])
-        for note in (dep.raised + dep_p.raised)[:1]:
-            self.undecided.append(note)
-        paths = rec.tree.paths
-        ya, yb = rec.tree.values, rp.tree.values
-        # a leaf that changes from fresh run to fresh run but that no probe moves
-        # additively depends on the noise in a way the probes did not resolve
-        nonlinear = dep.nonlinear | dep_p.nonlinear | (self.varying - set(dep.moved))
-        moved = dep.moved_leaves() | dep_p.moved_leaves() | nonlinear
-        for j in sorted(set(dep.moved) & set(dep_p.moved)):
-            if dep.moved[j] != dep_p.moved[j]:
-                # the probes' coefficients are not established: no loss attached
-                self.add(DATA_DEPENDENT, f"output{paths[j]}",
-                         f"the noise reaching it is scaled by {_coefs(dep.moved[j], draws)} on "
-                         f"d but {_coefs(dep_p.moved[j], draws)} on d' (the code scales the "
-                         "noise by a factor computed from the data)")
-        unnoised = 0
-        apart = [j for j in range(len(paths)) if j not in moved and not same_leaf(ya[j], yb[j])]
-        still = apart and not self.steered and not (set(apart) & self.varying) and \
-            self._constant(rec, leaves=apart)
-        for j in apart:
-            if not still:
-                self.undecided.append(f"output{paths[j]} differs under coupling but changes "
-                                      "with the noise through the control flow")
-                continue
-            unnoised += 1
-            self.add(UNNOISED, f"output{paths[j]}",
-                     f"{_text(ya[j])} on d, {_text(yb[j])} on d' under identical randomness, "
-                     "and no draw moves it", loss=math.inf)
-        if nonlinear:
-            self.undecided.append(f"{len(nonlinear)} output(s) move non-additively with the "
-                                  f"noise (e.g. output{paths[min(nonlinear)]})")
-            self.steered.append(f"output{paths[min(nonlinear)]} and {len(nonlinear) - 1} "
-                                "other output(s) move non-additively with the noise "
-                                "(comparisons, an argmax, rounding or clipping of noisy "
-                                "values)" if len(nonlinear) > 1 else
-                                f"output{paths[min(nonlinear)]} moves non-additively with "
-                                "the noise (a comparison, an argmax, rounding or clipping "
-                                "of a noisy value)")
-        if self.steered:
-            self.candidates = self._candidates(rec)
-            return None, False
+        untracked_findings(self, rec, rp, draws, fm, dep, dep_p)
         return None, False      # untracked: findings only, never a certificate
 
 
@@ -360,55 +312,6 @@ class _Trace:
                          f"moves by {_q(abs(dlt))} between d and d', more than the declared "
                          f"sensitivity {_q(cap)}")
                 self.declared_broken = True
-
-    def _candidates(self, rec) -> tuple:
-        """Events on the outputs that differ between d and d' under coupling, over fresh
-        seeds: a value set for integer and categorical outputs, a threshold between the
-        coupled values for float ones. Chosen from trace runs only, so a sampled test of
-        them on fresh draws keeps its level (:func:`.confirm.confirm`)."""
-        tree = rec.tree
-        if not tree.structure or tree.structure[0][1] != "array":
-            return ()
-        shape = tree.structure[0][2]
-        if len(shape) not in (1, 2) or shape[0] != 1:
-            return ()
-        scalar = len(shape) == 1
-        votes: dict[tuple, int] = {}
-        pairs: dict[int, list] = {}
-        for r in range(_COUPLED):
-            run = self.runner.record(self.d, self.seed + 1000 + r)
-            other = self.runner.replay(self.dp, run.calls)
-            if other.tree is None or not other.tree.structure == run.tree.structure:
-                continue
-            for j, (a, b) in enumerate(zip(run.tree.values, other.tree.values)):
-                if same_leaf(a, b):
-                    continue
-                if isinstance(a, float) and isinstance(b, float) and \
-                        math.isfinite(a) and math.isfinite(b):
-                    pairs.setdefault(j, []).append((a, b))
-                    continue
-                for v, side in ((a, "d"), (b, "d_prime")):
-                    try:
-                        hash(v)
-                    except TypeError:
-                        continue
-                    votes[(j, side, v)] = votes.get((j, side, v), 0) + 1
-        for j, ab in pairs.items():         # float outputs: tails in the favoured direction
-            up = sum(a > b for a, b in ab) * 2 >= len(ab)
-            pooled = np.array([x for p in ab for x in p])
-            for q in (0.05, 0.5, 0.95):
-                t = float(np.quantile(pooled, 1 - q if up else q))
-                votes[(j, "ge" if up else "le", t)] = len(ab)
-        out = []
-        for (j, how, v), _ in sorted(votes.items(), key=lambda kv: -kv[1]):
-            view = Value() if scalar else Column(j)
-            if how in ("ge", "le"):
-                out.append(Event(how, "d", threshold=v, view=view))
-            else:
-                out.append(Event("set", how, values=(v,), view=view, keys=np.asarray([v])))
-            if len(out) == _CANDIDATES:
-                break
-        return tuple(out)
 
     # ------------------------------------------------------------------ the verdict
     def result(self, rec, releases, bound_only=False) -> TraceResult:
@@ -463,7 +366,7 @@ class _Trace:
                      f"trace bounds the pair's loss by {round_up(ends(iv)[1]):.6g} from "
                      "above only and hands the rest to a sampled audit")
             if not self.candidates:
-                self.candidates = self._candidates(rec)
+                self.candidates = candidate_events(self, rec)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
         return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
                            float(self.eps), float(self.delta),
@@ -516,16 +419,6 @@ class _Trace:
 
 def _same_params(a, b) -> bool:
     return all(same_value(v, b.params.get(k)) for k, v in a.params.items())
-
-
-def _text(v) -> str:
-    if isinstance(v, np.ndarray):
-        return np.array2string(v, precision=8, separator=", ", threshold=8)
-    if isinstance(v, float):
-        return repr(v)
-    return repr(v)
-
-
 
 
 def _struct(s) -> str:
