@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privtools.accounting as A
-from privtools.accounting import pld_accountant as P
+from privtools.accounting.pld import accountant as P
 from privtools.certified.intervals import ends, exact_rational
 from privtools.errors import ParameterError, UnsupportedEventError
 
