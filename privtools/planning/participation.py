@@ -29,8 +29,7 @@ from privtools.accounting import (
     PldEpsilon,
     PoissonSampledEvent,
 )
-from privtools.accounting.calibration import GRID_STEPS, calibrate_grid
-from privtools.accounting.calibration import SEARCH_POINTS as SEARCH_POINTS
+from privtools.accounting.calibration import GRID_STEPS, SEARCH_POINTS, calibrate_grid
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import fraction_bounds
@@ -44,10 +43,10 @@ from .theorems import TheoremParams, view_params
 __all__ = ["batch_event", "per_user_epsilon", "calibrate", "pool_participations",
            "largest_true", "CALIBRATION_STEPS"]
 
-#: Bisection steps of the per-batch ε (relative 2^-12): accounting's calibration grid.
+#: Bisection steps of the per-batch ε (relative 2^-12): accounting's calibration grid
+#: (its search runs on SEARCH_POINTS grid points; ``largest_true``, the one monotone search's
+#: bounded form, is re-exported here for the planner's other searches).
 CALIBRATION_STEPS = GRID_STEPS
-# SEARCH_POINTS (imported): grid points of the accountant during the calibration search.
-# largest_true (imported, kept here for its callers): the one monotone search's bounded form.
 
 
 def batch_event(params: TheoremParams, multiplicity: int = 1) -> DpEvent:
