@@ -17,12 +17,16 @@ Modules ::
     composition   additive RDP composition, returning users (App. H), advanced composition
     events, accountant   DpEvent-style descriptions and the RDP accountant
     base          Accountant: the one contract both accountants follow (supports, compose,
-                  events, epsilon, delta, neighbouring)
+                  events, epsilon, delta, neighbouring); each accountant's dispatch table
+                  (``interpreters``) is its declaration
+    maps          one privacy map per noise law (PRIVACY_MAPS): how NoiseEvent(law, Δ) — and
+                  the named noise events — give their Rényi curve, PLD release, pure ε, PMF
     pld, pld_cells, pld_events, pld_accountant   certified privacy-loss distributions:
                   two-sided ε(δ) / δ(ε) intervals under composition (PldAccountant)
     sampled_events, pld_sampled, pld_shuffle, pld_allocation   Poisson and fixed-size
                   subsampling, shuffling, random allocation, (ε, δ)-DP releases
-    calibration   calibrate: the smallest noise certified to meet (ε, δ)
+    calibration   calibrate: the smallest noise certified to meet (ε, δ); calibrate_grid:
+                  the largest per-release ε on the grid ε·j/2^12 (planning, bandits)
     gaussian      the Gaussian mechanism's δ(ε) and ε(δ) in closed form, certified
 
 Numbers: parameters are held exactly (Fractions); values are computed in mpmath at a
@@ -40,6 +44,7 @@ from .events import (
     GaussianEvent,
     LaplaceEvent,
     ModularEvent,
+    NoiseEvent,
     PmfPairEvent,
     PureDPEvent,
     RepeatedEvent,
@@ -129,6 +134,7 @@ __all__ = [
     "RepeatedEvent",
     "ModularEvent",
     "PmfPairEvent",
+    "NoiseEvent",
     "PoissonSampledEvent",
     "SampledWithoutReplacementEvent",
     "RandomAllocationEvent",

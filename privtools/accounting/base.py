@@ -11,11 +11,14 @@ questions in the same shapes::
     acc.neighbouring               # the neighbouring relation the guarantees are for
                                    # (built with it: Accountant(neighbouring="add-remove"))
 
-Which events an accountant interprets is declared once, as data: the tuple
-``supported_events`` of atomic event types. The composites (``ComposedEvent``,
-``RepeatedEvent``) are supported iff every part is. :meth:`Accountant.compose` checks the
-event against it before any work and raises :class:`~privtools.errors.UnsupportedEventError`
-naming the event, the accountant and what it supports.
+Which events an accountant interprets is declared once, as data: its dispatch table
+``interpreters`` (atomic event type → interpreter), from which the tuple
+``supported_events`` is derived. The composites (``ComposedEvent``, ``RepeatedEvent``) are
+supported iff every part is. :meth:`Accountant.supports` and :meth:`Accountant.compose` run
+one traversal of the event (as dp_accounting's ``_maybe_compose``, with and without
+recording), so ``supports(e)`` is False exactly where ``compose(e)`` raises
+:class:`~privtools.errors.UnsupportedEventError` naming the event, the accountant and what it
+supports — before any work.
 
 The neighbouring relation is a value each accountant is built with (``neighbouring=``,
 ``"replace-one"`` by default; the anchor is dp_accounting's ``NeighboringRelation``) and
@@ -112,8 +115,15 @@ class _Relation:
 class Accountant(ABC):
     """Base class of the accountants: one contract, one ledger shape.
 
-    Subclasses declare ``supported_events`` (the atomic :class:`~privtools.accounting.DpEvent`
-    types they interpret) and implement :meth:`_record`, :meth:`epsilon` and :meth:`delta`.
+    Subclasses declare ``interpreters`` (a dict: each atomic
+    :class:`~privtools.accounting.DpEvent` type they interpret → its interpreter) and
+    implement :meth:`_record`, :meth:`epsilon` and :meth:`delta`; ``supported_events`` is
+    derived from ``interpreters`` (its keys, in order). :meth:`supports` and
+    :meth:`compose` run the one traversal (:meth:`_walk`: composites unfolded, each atom
+    looked up in ``interpreters``, its relation checked, then :meth:`_check` for what the
+    atom holds inside — a sampled event's inner release, a noise law's privacy map), as
+    dp_accounting's ``_maybe_compose(do_compose=False)``: supports is False exactly where
+    compose raises :class:`~privtools.errors.UnsupportedEventError`.
 
     ``neighbouring`` (``"replace-one"`` or ``"add-remove"``, keyword of the constructor;
     default ``"replace-one"``) is the neighbouring relation the guarantees are stated for,
@@ -130,12 +140,21 @@ class Accountant(ABC):
     alternative; accountants never convert between relations.
     """
 
-    #: The atomic event types this accountant interprets (composites: iff every part is).
+    #: Each atomic event type this accountant interprets → its interpreter (the one
+    #: declaration; composites: iff every part is).
+    interpreters: dict = {}
+
+    #: The atomic event types this accountant interprets: the keys of ``interpreters``.
     supported_events: tuple[type[DpEvent], ...] = ()
 
     #: The neighbouring relation the guarantees are stated for (see the class docstring):
     #: the instance's own; read on the class, the default ``"replace-one"``.
     neighbouring = _Relation()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "interpreters" in cls.__dict__:
+            cls.supported_events = tuple(cls.interpreters)
 
     def __init__(self, *, neighbouring: str = REPLACE_ONE) -> None:
         self._neighbouring = check_relation(neighbouring)
@@ -143,40 +162,85 @@ class Accountant(ABC):
 
     # ------------------------------------------------------------------ describe
     def supports(self, event) -> bool:
-        """True iff :meth:`compose` accepts ``event``: a :class:`~privtools.accounting.DpEvent`
-        each of whose atomic parts (all parts of a ``ComposedEvent`` or ``RepeatedEvent``,
-        whatever their counts) is an instance of one of ``supported_events``. Cheap: it
-        inspects types and, for events that hold under one relation only, that the relation
-        is the accountant's :attr:`neighbouring`."""
+        """True iff :meth:`compose` accepts ``event``: the traversal of :meth:`compose`
+        (:meth:`_walk`) run without recording — every atomic part (all parts of a
+        ``ComposedEvent`` or ``RepeatedEvent``, whatever their counts, and what a sampled
+        event holds) has an interpreter here, and an event that holds under one relation
+        only is under the accountant's :attr:`neighbouring`. Cheap: no law is computed."""
         if not isinstance(event, DpEvent):
             return False
-        return all(isinstance(e, self.supported_events) and self._relation_ok(e)
-                   for e in _parts(event))
+        try:
+            self._walk(event)
+        except UnsupportedEventError:
+            return False
+        return True
 
-    def _relation_ok(self, event: DpEvent) -> bool:
+    def _interpreter(self, event: DpEvent):
+        """The interpreter of an atomic event's type (or of its nearest supported base), or
+        None."""
+        for cls in type(event).__mro__:
+            fn = self.interpreters.get(cls)
+            if fn is not None:
+                return fn
+        return None
+
+    def _walk(self, event: DpEvent, top: DpEvent | None = None) -> list:
+        """The one traversal: ``(atom, interpreter)`` of every atomic part of ``event``, or
+        :class:`~privtools.errors.UnsupportedEventError` for the first part this accountant
+        cannot interpret (``top``: the event composed, named in the message)."""
+        top = event if top is None else top
+        if isinstance(event, ComposedEvent):
+            return [pair for e in event.events for pair in self._walk(e, top)]
+        if isinstance(event, RepeatedEvent):
+            return self._walk(event.event, top)
+        return [(event, self._atom(event, top))]
+
+    def _atom(self, event: DpEvent, top: DpEvent):
+        """The interpreter of one atomic part, after its relation and :meth:`_check`."""
+        fn = self._interpreter(event)
+        if fn is None:
+            raise self._refusal(event, top)
         rel = event_relation(event)
-        return rel is None or rel == self.neighbouring
+        if rel is not None and rel != self.neighbouring:
+            raise self._relation_refusal(event, top)
+        self._check(event, top)
+        return fn
 
-    def _unsupported(self, event: DpEvent) -> UnsupportedEventError:
-        bad = next(e for e in _parts(event)
-                   if not (isinstance(e, self.supported_events) and self._relation_ok(e)))
-        name = type(bad).__name__
-        within = "" if bad is event else f" (inside {type(event).__name__})"
+    def _check(self, event: DpEvent, top: DpEvent) -> None:
+        """What an atom with an interpreter must further satisfy (default: nothing); raise
+        :class:`~privtools.errors.UnsupportedEventError` (see :meth:`_refusal`)."""
+        return None
+
+    def _within(self, event: DpEvent, top: DpEvent) -> str:
+        return "" if event is top else f" (inside {type(top).__name__})"
+
+    def _refusal(self, event: DpEvent, top: DpEvent, why: str | None = None
+                 ) -> UnsupportedEventError:
+        """The refusal of an atom this accountant has no interpreter for (or, with ``why``,
+        one whose content it cannot read)."""
+        name = type(event).__name__
         supported = tuple(t.__name__ for t in self.supported_events)
-        if isinstance(bad, self.supported_events):          # the relation differs
-            rel, acc = event_relation(bad), type(self).__name__
+        if why is not None:
             return UnsupportedEventError(
-                f"{name}{within} is accounted under {rel!r} (neighbouring={rel!r}), but this "
-                f"{acc} certifies {self.neighbouring!r}: its ε would carry a relation the "
-                f"event does not hold under. Compose it in {acc}(neighbouring={rel!r})"
-                f"{_ALTERNATIVE.get((name, self.neighbouring), '')}; one accountant never "
-                "mixes relations",
-                event=name, accountant=acc, supported=supported)
+                f"{type(self).__name__} cannot interpret {name}{self._within(event, top)}: "
+                f"{why}", event=name, accountant=type(self).__name__, supported=supported)
         return UnsupportedEventError(
-            f"{type(self).__name__} cannot interpret {name}{within}; it supports "
-            f"{', '.join(supported)}, and ComposedEvent / RepeatedEvent of those"
-            f"{self._hint(bad)}",
+            f"{type(self).__name__} cannot interpret {name}{self._within(event, top)}; it "
+            f"supports {', '.join(supported)}, and ComposedEvent / RepeatedEvent of those"
+            f"{self._hint(event)}",
             event=name, accountant=type(self).__name__, supported=supported)
+
+    def _relation_refusal(self, event: DpEvent, top: DpEvent) -> UnsupportedEventError:
+        name = type(event).__name__
+        rel, acc = event_relation(event), type(self).__name__
+        return UnsupportedEventError(
+            f"{name}{self._within(event, top)} is accounted under {rel!r} (neighbouring="
+            f"{rel!r}), but this {acc} certifies {self.neighbouring!r}: its ε would carry a "
+            f"relation the event does not hold under. Compose it in {acc}(neighbouring="
+            f"{rel!r}){_ALTERNATIVE.get((name, self.neighbouring), '')}; one accountant "
+            "never mixes relations",
+            event=name, accountant=acc,
+            supported=tuple(t.__name__ for t in self.supported_events))
 
     def _hint(self, event: DpEvent) -> str:
         """Extra advice appended to the unsupported-event message (default: none)."""
@@ -187,12 +251,11 @@ class Accountant(ABC):
 
         Raises :class:`~privtools.errors.ParameterError` for a non-event or a bad ``count``
         and :class:`~privtools.errors.UnsupportedEventError` for an event this accountant
-        cannot interpret — both before any work."""
+        cannot interpret — both before any work (the traversal of :meth:`supports`)."""
         if not isinstance(event, DpEvent):
             raise ParameterError(f"event must be a DpEvent, got {type(event).__name__}")
         count = check_int("count", count, minimum=0)
-        if not self.supports(event):
-            raise self._unsupported(event)
+        self._walk(event)
         self._record(event, count)
         self._events.append((event, count))
         return self

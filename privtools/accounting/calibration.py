@@ -12,26 +12,41 @@ undecided at the finest grid (then it is not claimed).
 
 Each trial is first read on a coarse grid; only values the coarse interval cannot decide are
 read again on finer grids, so most of the search costs a fraction of one full accounting.
+
+    eb, cert = calibrate_grid(lambda eb: [(event_at(eb), k)], epsilon=1, delta=1e-6,
+                              start=2**12 // k, top=2**12)
+
+:func:`calibrate_grid` is the same question asked the other way round, as the planner and
+the bandits ask it: the largest per-release ε on the grid ε·j/2^12 (j = 1, 2, …) whose
+composition is certified (ε, δ) — the returning users of App. H (000) and client-sampled
+runs. Both searches are the one monotone search of :mod:`privtools.certified.search`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from privtools.certified import intervals as _intervals
+from privtools.certified.search import largest_true
 from privtools.errors import ParameterError
+from privtools.neighbours import REPLACE_ONE
 from privtools.validation import check_int, to_fraction
 
 from .base import _parts, check_relation, required_relation
 from .events import DpEvent
-from .pld.accountant import MAX_POINTS, PldAccountant, _check_limits
+from .pld.accountant import MAX_POINTS, PldAccountant, PldEpsilon, _check_limits
 
-__all__ = ["calibrate", "LEVELS"]
+__all__ = ["calibrate", "calibrate_grid", "LEVELS", "GRID_STEPS", "SEARCH_POINTS"]
 
 #: Grid sizes tried in turn on each trial value (the last is the accountant's default).
 LEVELS = (2**12, 2**14, 2**16, MAX_POINTS)
+#: :func:`calibrate_grid`: the per-release ε is searched on the grid ε·j/2^GRID_STEPS.
+GRID_STEPS = 12
+#: :func:`calibrate_grid`: grid points of the accountant while searching (the chosen value
+#: is certified again on the accountant's default grid).
+SEARCH_POINTS = 2**12
 
 
 def _relation(event: DpEvent, neighbouring) -> str:
@@ -140,3 +155,52 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
         else:
             a = m
     return value(b)
+
+
+def calibrate_grid(releases: Callable[[Fraction], Iterable[tuple[DpEvent, int]]], *,
+                   epsilon: Fraction, delta: Fraction, start: int, top: int,
+                   neighbouring: str = REPLACE_ONE, settle: bool = False,
+                   steps: int = GRID_STEPS, search_points: int = SEARCH_POINTS
+                   ) -> tuple[Fraction, PldEpsilon] | None:
+    """The largest per-release ε = ``epsilon``·j/2^``steps``, j in [1, ``top``] searched from
+    ``start``, at which the ``(event, count)`` pairs ``releases(ε_j)`` compose to a certified
+    (``epsilon``, ``delta``) (the upper end of :class:`PldAccountant`'s ε(δ) at most
+    ``epsilon``, under ``neighbouring``), with that certificate; None when j = 1 fails.
+
+    App. H (000): a user returning in k batches is the adaptive composition of the k views,
+    so the per-batch ε is calibrated on the composition, not divided by k. The search runs on
+    a coarse grid of ``search_points`` (still certified, a little looser; a larger ε_j is
+    assumed to leak more, so the search is monotone: :func:`~privtools.certified.search.
+    largest_true`) and the value found is certified again on the accountant's default grid.
+    If that fails, ``settle=False`` returns the coarse certificate (still a certificate);
+    ``settle=True`` steps j down until the default grid certifies it (None if none does).
+    """
+    target = _intervals.fraction_bounds(epsilon, 128)[0]
+    scale = 2**steps
+
+    def certify(j: int, points: int | None) -> PldEpsilon | None:
+        acc = (PldAccountant(neighbouring=neighbouring) if points is None
+               else PldAccountant(max_points=points, neighbouring=neighbouring))
+        for event, count in releases(epsilon * j / scale):
+            acc.compose(event, count=count)
+        r = acc.epsilon(delta)
+        return r if _intervals.ends(r.interval)[1] <= target else None
+
+    found: dict[int, PldEpsilon] = {}
+
+    def holds(j: int) -> bool:
+        r = certify(j, search_points)
+        if r is not None:
+            found[j] = r
+        return r is not None
+
+    j = largest_true(holds, start, top)
+    if j is None:
+        return None
+    final = certify(j, None)
+    if not settle:
+        return epsilon * j / scale, final or found[j]
+    while final is None and j > 1:
+        j -= 1
+        final = certify(j, None)
+    return None if final is None else (epsilon * j / scale, final)

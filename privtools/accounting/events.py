@@ -19,6 +19,16 @@ are validated and stored exactly (Fractions / ints) at construction.
                                                       integer-noise event (000 Alg. 2/3)
     PmfPairEvent(p, q)                                any two certified output laws
                                                       (``privtools.exact.ExactPMF``)
+    NoiseEvent(law, sensitivity=1, exact=False)       any law of ``privtools.noise`` (or a
+                                                      ``NoiseSum`` of one) on an integer query
+
+``NoiseEvent`` is the one form of a noise law on a query: the accountants read it through
+the law's row of :mod:`privtools.accounting.maps` (its privacy map). The three named noise
+events are its thin constructors: ``DiscreteLaplaceEvent(b, Δ).noise`` is
+``NoiseEvent(DiscreteLaplace(b), Δ)``, ``SkellamEvent(v, Δ).noise`` is
+``NoiseEvent(Skellam(v), Δ)``, ``DiscreteGaussianSumEvent(n, σ², Δ).noise`` is the
+``NoiseEvent`` of the n-fold sum ``NoiseSum(DiscreteGaussian(σ²), n)`` (the discrete
+Gaussian itself for n = 1), and every accountant interprets them through the same row.
 
 ``exact=True`` (Skellam, discrete-Gaussian sum) asks the RDP accountant for the exact
 numeric Rényi divergence of the shifted noise (the upper end of a certified interval:
@@ -31,9 +41,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from privtools.errors import ParameterError
 from privtools.exact import ExactPMF
+from privtools.noise import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    IntegerDistribution,
+    NoiseSum,
+    Skellam,
+)
 from privtools.validation import check_int, check_nonneg, check_positive_fraction
 
 from ._numeric import check_sensitivity
@@ -51,6 +69,7 @@ __all__ = [
     "RepeatedEvent",
     "ModularEvent",
     "PmfPairEvent",
+    "NoiseEvent",
 ]
 
 
@@ -71,6 +90,35 @@ def _check_bool(name: str, value) -> bool:
 
 
 @dataclass(frozen=True)
+class NoiseEvent(DpEvent):
+    """A noise law of :mod:`privtools.noise` (an integer law, or a ``NoiseSum`` of n i.i.d.
+    shares) added to an integer query of sensitivity Δ = ``sensitivity``: the release
+    M(D) = q(D) + X, whose privacy loss is that of the law against the law shifted by Δ.
+
+    How each accountant reads it is the law's privacy map, declared once per law type in
+    :data:`privtools.accounting.maps.PRIVACY_MAPS` (Fact 2 (000) for Lap_Z, Lemma 3 for
+    Skellam, Lemma 4 for discrete-Gaussian sums; the certified PMF otherwise).
+    ``exact=True`` asks the RDP accountant for the certified numeric Rényi divergence where
+    the row has one, capped by the paper's bound (as ``SkellamEvent(exact=True)``)."""
+
+    law: object
+    sensitivity: int = 1
+    exact: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.law, (IntegerDistribution, NoiseSum)):
+            raise ParameterError("law must be a privtools.noise law (or a NoiseSum of one), "
+                                 f"got {type(self.law).__name__}")
+        _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+        _check_bool("exact", self.exact)
+
+    @property
+    def noise(self) -> NoiseEvent:
+        """The event itself (the form every named noise event has as ``.noise``)."""
+        return self
+
+
+@dataclass(frozen=True)
 class DiscreteLaplaceEvent(DpEvent):
     """Lap_Z(``scale``) added to an integer query of sensitivity ``sensitivity`` —
     the total noise of Theorem 1 (000) (scale g/ε, Δ = g) or the central Theorem 5."""
@@ -81,6 +129,11 @@ class DiscreteLaplaceEvent(DpEvent):
     def __post_init__(self):
         _set(self, "scale", check_positive_fraction("scale", self.scale))
         _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+
+    @cached_property
+    def noise(self) -> NoiseEvent:
+        """``NoiseEvent(DiscreteLaplace(scale), sensitivity)``: how the accountants read it."""
+        return NoiseEvent(DiscreteLaplace(self.scale), self.sensitivity)
 
 
 @dataclass(frozen=True)
@@ -107,6 +160,11 @@ class SkellamEvent(DpEvent):
             raise ParameterError(f"bound must be 'lemma3', got {self.bound!r}")
         _check_bool("exact", self.exact)
 
+    @cached_property
+    def noise(self) -> NoiseEvent:
+        """``NoiseEvent(Skellam(var), sensitivity, exact)``: how the accountants read it."""
+        return NoiseEvent(Skellam(self.var), self.sensitivity, self.exact)
+
 
 @dataclass(frozen=True)
 class DiscreteGaussianSumEvent(DpEvent):
@@ -132,6 +190,14 @@ class DiscreteGaussianSumEvent(DpEvent):
                                  f"got {s2}")
         _set(self, "sigma2", s2)
         _set(self, "sensitivity", int(check_sensitivity(self.sensitivity, integer=True)))
+
+    @cached_property
+    def noise(self) -> NoiseEvent:
+        """The ``NoiseEvent`` of Z_n: ``NoiseSum(DiscreteGaussian(sigma2), n)`` (the discrete
+        Gaussian itself for n = 1), read by the accountants."""
+        share = DiscreteGaussian(sigma2=self.sigma2)
+        law = share if self.n == 1 else NoiseSum(share, self.n)
+        return NoiseEvent(law, self.sensitivity, self.exact)
 
 
 @dataclass(frozen=True)
@@ -211,23 +277,24 @@ class RepeatedEvent(DpEvent):
         _set(self, "count", check_int("count", self.count, minimum=0))
 
 
-_INTEGER_NOISE = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent)
+_INTEGER_NOISE = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent, NoiseEvent)
 
 
 @dataclass(frozen=True)
 class ModularEvent(DpEvent):
     """The server's view ``(query + noise) mod modulus`` of an integer-noise ``event``
-    (DiscreteLaplaceEvent, SkellamEvent or DiscreteGaussianSumEvent): what a modular secure
-    sum reveals (000 Alg. 2/3). A post-processing of the unwrapped release, so never less
-    private; the certified accountant measures by how much."""
+    (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent or any NoiseEvent): what
+    a modular secure sum reveals (000 Alg. 2/3). A post-processing of the unwrapped release,
+    so never less private; the certified accountant measures by how much."""
 
     event: DpEvent
     modulus: int
 
     def __post_init__(self):
         if not isinstance(self.event, _INTEGER_NOISE):
-            raise ParameterError("event must be a DiscreteLaplaceEvent, SkellamEvent or "
-                                 f"DiscreteGaussianSumEvent, got {type(self.event).__name__}")
+            raise ParameterError("event must be a DiscreteLaplaceEvent, SkellamEvent, "
+                                 "DiscreteGaussianSumEvent or NoiseEvent, got "
+                                 f"{type(self.event).__name__}")
         _set(self, "modulus", check_int("modulus", self.modulus, minimum=2))
 
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 from ..errors import CertificationError, ParameterError
 from .intervals import decide_le
 
-__all__ = ["last_true", "certified_threshold", "Undecided"]
+__all__ = ["last_true", "largest_true", "certified_threshold", "Undecided"]
 
 
 def last_true(pred: Callable[[int], bool], start: int, step: int, direction: int,
@@ -33,6 +33,25 @@ def last_true(pred: Callable[[int], bool], start: int, step: int, direction: int
         else:
             bad = mid
     return good
+
+
+def largest_true(pred: Callable[[int], bool], start: int, top: int) -> int | None:
+    """The largest j in [1, ``top``] with ``pred(j)``, searched from ``start`` (``pred`` true
+    up to a point, false beyond: more noise, more privacy); None when ``pred(1)`` fails.
+    :func:`last_true` bounded to [1, top], each j evaluated once (the predicates that use it
+    certify a plan: every evaluation is an accounting)."""
+    memo: dict[int, bool] = {}
+
+    def p(j: int) -> bool:
+        if j not in memo:
+            memo[j] = pred(j)
+        return memo[j]
+
+    start = min(max(start, 1), top)
+    if p(start):
+        return last_true(lambda j: j <= top and p(j), start, 1, 1)
+    lowest_false = last_true(lambda j: j >= 1 and not p(j), start, 1, -1)
+    return lowest_false - 1 if lowest_false > 1 else None
 
 
 class Undecided(CertificationError):

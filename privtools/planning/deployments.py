@@ -43,9 +43,15 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools.accounting import DiscreteGaussianSumEvent, DiscreteLaplaceEvent, SkellamEvent
+from privtools.accounting.maps import noise_event
 from privtools.errors import ParameterError
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, IntegerDistribution, Skellam
+from privtools.noise import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    IntegerDistribution,
+    NoiseSum,
+    Skellam,
+)
 
 __all__ = ["Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment", "by_theorem",
            "by_key", "by_view", "by_policy", "policy_name"]
@@ -65,16 +71,21 @@ def _gauss(g: int, eps: Fraction) -> IntegerDistribution:
 
 
 # ------------------------------------------ the view as a privacy-loss event (sensitivity g)
+# The event of a law is its privacy map's (privtools.accounting.maps): one table read by the
+# planner, the accountants and the trace.
 def _event_lap_z(params, g: int):
-    return DiscreteLaplaceEvent(scale=params.noise.scale, sensitivity=g)
+    """Lap_Z(g/ε) on Σx̂ (Theorems 1, 5) or on one user's report (Theorem 6)."""
+    return noise_event(params.noise, g)
 
 
 def _event_skellam(params, g: int):
-    return SkellamEvent(var=params.noise.variance, sensitivity=g)
+    """Sk(0, g²/ε²) on Σx̂ (Theorem 2)."""
+    return noise_event(params.noise, g)
 
 
 def _event_gauss_sum(params, g: int):
-    return DiscreteGaussianSumEvent(params.n, params.share.sigma2, g)
+    """The n-fold sum of the discrete-Gaussian shares on Σx̂ (Theorem 4, Lemma 4)."""
+    return noise_event(NoiseSum(params.share, params.n), g)
 
 
 def _event_none(params, g: int):

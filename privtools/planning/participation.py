@@ -29,10 +29,11 @@ from privtools.accounting import (
     PldEpsilon,
     PoissonSampledEvent,
 )
+from privtools.accounting.calibration import GRID_STEPS, SEARCH_POINTS, calibrate_grid
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import fraction_bounds
-from privtools.certified.search import last_true
+from privtools.certified.search import largest_true
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_positive_fraction
 
@@ -42,8 +43,10 @@ from .theorems import TheoremParams, view_params
 __all__ = ["batch_event", "per_user_epsilon", "calibrate", "pool_participations",
            "largest_true", "CALIBRATION_STEPS"]
 
-CALIBRATION_STEPS = 12        # bisection steps of the per-batch ε (relative 2^-12)
-SEARCH_POINTS = 2**12         # grid of the calibration search
+#: Bisection steps of the per-batch ε (relative 2^-12): accounting's calibration grid
+#: (its search runs on SEARCH_POINTS grid points; ``largest_true``, the one monotone search's
+#: bounded form, is re-exported here for the planner's other searches).
+CALIBRATION_STEPS = GRID_STEPS
 
 
 def batch_event(params: TheoremParams, multiplicity: int = 1) -> DpEvent:
@@ -72,6 +75,24 @@ def _profile(participations) -> tuple[tuple[int, int], ...]:
     return items
 
 
+def _relation(q: Fraction | None) -> str:
+    """Poisson client sampling is accounted under add/remove (so is every batch of the run: a
+    user's contribution is at most g either way); without it, replace-one (paper 000)."""
+    return "replace-one" if q is None else "add-remove"
+
+
+def _releases(params: TheoremParams, profile: tuple, q: Fraction | None
+              ) -> list[tuple[DpEvent, int]]:
+    """The ``(event, count)`` pairs of a user's participations: each batch's view (Poisson
+    sampled at rate ``q`` when given and below 1)."""
+    out = []
+    for j, c in profile:
+        if c:
+            ev = batch_event(params, j)
+            out.append((ev if q is None or q == 1 else PoissonSampledEvent(ev, q), c))
+    return out
+
+
 def per_user_epsilon(params: TheoremParams, participations, delta,
                      max_points: int | None = None, rate=None) -> PldEpsilon:
     """Certified ε(δ) of a user who joins ``participations`` batches planned by ``params``
@@ -81,15 +102,11 @@ def per_user_epsilon(params: TheoremParams, participations, delta,
     batch is then a :class:`~privtools.accounting.PoissonSampledEvent` of its view, and the
     ε is stated for add/remove (``PldAccountant(neighbouring="add-remove")``)."""
     q = None if rate is None else check_positive_fraction("rate", rate, upper=1)
-    # Poisson client sampling is accounted under add/remove (so is every batch of the run:
-    # a user's contribution is at most g either way); without it, replace-one (paper 000)
-    relation = "replace-one" if q is None else "add-remove"
+    relation = _relation(q)
     acc = (PldAccountant(neighbouring=relation) if max_points is None
            else PldAccountant(max_points=max_points, neighbouring=relation))
-    for j, c in _profile(participations):
-        if c:
-            ev = batch_event(params, j)
-            acc.compose(ev if q is None or q == 1 else PoissonSampledEvent(ev, q), count=c)
+    for ev, c in _releases(params, _profile(participations), q):
+        acc.compose(ev, count=c)
     return acc.epsilon(delta)
 
 
@@ -130,54 +147,23 @@ def calibrate(theorem: int, epsilon, delta, participations, n: int, p,
 @functools.lru_cache(maxsize=64)
 def _calibrated(theorem: int, eps: Fraction, dq: Fraction, profile: tuple, n: int, p: Fraction,
                 s: Fraction, rate: Fraction | None = None) -> tuple[Fraction, PldEpsilon]:
-    """:func:`calibrate`'s certified search, once per target (the command line plans the same
-    batch twice: with the theorem's τ and with the exact τ; the noise is the same)."""
+    """:func:`calibrate`'s certified search (accounting's
+    :func:`~privtools.accounting.calibration.calibrate_grid`), once per target (the command
+    line plans the same batch twice: with the theorem's τ and with the exact τ; the noise is
+    the same)."""
     k = sum(j * c for j, c in profile)
-    target_hi = fraction_bounds(eps, 128)[0]
-
-    def ok(eb: Fraction, points=SEARCH_POINTS) -> PldEpsilon | None:
-        # the search runs on a coarse grid (still certified, a little looser); the chosen
-        # value is certified again on the default grid
-        r = per_user_epsilon(_params(theorem, eb, n, p, s), profile, dq, max_points=points,
-                             rate=rate)
-        return r if _intervals.ends(r.interval)[1] <= target_hi else None
-
     scale = 2**CALIBRATION_STEPS
-    found: dict[int, PldEpsilon] = {}
-
-    def holds(j: int) -> bool:
-        r = ok(eps * j / scale)
-        if r is not None:
-            found[j] = r
-        return r is not None
-
     # sampling amplifies: a batch may then spend more than the whole target (up to 16ε)
     top = scale if rate is None or rate == 1 else 16 * scale
     start = max(scale // k, 1) if top == scale else max(int(scale // max(rate * k, 1)), 1)
-    j = largest_true(holds, min(start, top), top)
-    if j is None:
+    found = calibrate_grid(
+        lambda eb: _releases(_params(theorem, eb, n, p, s), profile, rate),
+        epsilon=eps, delta=dq, start=min(start, top), top=top,
+        neighbouring=_relation(rate), steps=CALIBRATION_STEPS, search_points=SEARCH_POINTS)
+    if found is None:
         raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
                              f"({eps}, {float(dq):.3g}) over {k} participations")
-    final = ok(eps * j / scale, points=None)
-    return eps * j / scale, final or found[j]
-
-
-def largest_true(pred, start: int, top: int) -> int | None:
-    """Largest j in [1, top] with ``pred(j)``, searched from ``start`` (``pred`` true up to a
-    point, false beyond: more noise, more privacy); None when ``pred(1)`` fails. Each j is
-    evaluated once (the predicates here certify a plan)."""
-    memo: dict[int, bool] = {}
-
-    def p(j: int) -> bool:
-        if j not in memo:
-            memo[j] = pred(j)
-        return memo[j]
-
-    start = min(max(start, 1), top)
-    if p(start):
-        return last_true(lambda j: j <= top and p(j), start, 1, 1)
-    lowest_false = last_true(lambda j: j >= 1 and not p(j), start, 1, -1)
-    return lowest_false - 1 if lowest_false > 1 else None
+    return found
 
 
 MAX_MULTIPLICITY = 64

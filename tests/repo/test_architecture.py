@@ -19,6 +19,9 @@ from pathlib import Path
 import grimp
 import pytest
 
+from privtools.accounting.maps import PRIVACY_MAPS
+from privtools.noise import LAWS
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("privtools", "verification")
 MAX_LINES = 700
@@ -172,3 +175,18 @@ def test_no_wall_clock_in_the_unit_suite():
            for i, line in enumerate(p.read_text().splitlines(), 1)
            if any(c in line for c in clocks) and "clocks = (" not in line]
     assert bad == []
+
+
+def test_every_noise_law_has_a_privacy_map_row_and_a_documented_page():
+    """Adding a noise law (docs/architecture.md): its module (``privtools.noise.LAWS``), its
+    row in the privacy-map table every accountant, the planner and the trace read
+    (``privtools.accounting.maps.PRIVACY_MAPS``), and its page (the row's ``docs``)."""
+    missing = [law.__name__ for law in LAWS if law not in PRIVACY_MAPS]
+    assert missing == [], f"laws without a privacy-map row: {missing}"
+    undocumented = []
+    for law, row in PRIVACY_MAPS.items():
+        assert row.law is law and row.statement
+        page = ROOT / row.docs
+        if not page.is_file() or law.__name__ not in page.read_text():
+            undocumented.append(f"{law.__name__} ({row.docs})")
+    assert undocumented == [], f"rows whose law is not documented: {undocumented}"

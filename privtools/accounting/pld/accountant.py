@@ -55,6 +55,7 @@ import mpmath
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
 from privtools.neighbours import REPLACE_ONE
+from privtools.noise import DiscreteLaplace
 from privtools.validation import check_int, show_number, to_fraction
 
 from ..base import Accountant
@@ -65,12 +66,13 @@ from ..events import (
     GaussianEvent,
     LaplaceEvent,
     ModularEvent,
-    PmfPairEvent,
+    NoiseEvent,
     PureDPEvent,
     SkellamEvent,
     ZCDPEvent,
 )
 from ..gaussian import gaussian_delta, gaussian_epsilon
+from ..maps import UNBOUNDED, has_map, noise_pure
 from ..sampled_events import (
     ApproxDPEvent,
     PoissonSampledEvent,
@@ -79,8 +81,9 @@ from ..sampled_events import (
     ShuffledEvent,
 )
 from . import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
+from .allocation import check_allocation
 from .events import Release, gaussian_release, releases
-from .sampled import release
+from .interpret import PLD_INTERPRETERS, release
 
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS", "GRID_LIMIT", "LOSS_LIMIT",
            "LOSS_FLOOR", "RATE_FLOOR", "pure_epsilon"]
@@ -162,10 +165,7 @@ class PldAccountant(Accountant):
     :class:`~privtools.errors.UnsupportedEventError` (use ``RdpAccountant``).
     """
 
-    supported_events = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent,
-                        GaussianEvent, LaplaceEvent, PureDPEvent, ModularEvent, PmfPairEvent,
-                        PoissonSampledEvent, SampledWithoutReplacementEvent, ApproxDPEvent,
-                        ShuffledEvent, RandomAllocationEvent)
+    interpreters = PLD_INTERPRETERS
 
     def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,
                  prec: int = DEFAULT_PREC, neighbouring: str = REPLACE_ONE):
@@ -208,6 +208,19 @@ class PldAccountant(Accountant):
         self._ledger.extend(flat)
         self._releases.extend(rels)
         self._cache = None
+
+    def _check(self, event: DpEvent, top: DpEvent) -> None:
+        """A sampled event is read iff its inner release is (the same traversal, one level
+        down); a random allocation only of a GaussianEvent, once; a noise law (alone or in
+        a mod-m view) iff it has a privacy-map row."""
+        if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent)):
+            self._atom(event.event, top)
+        elif isinstance(event, RandomAllocationEvent):
+            check_allocation(event)
+        noise = event.event if isinstance(event, ModularEvent) else event
+        if isinstance(noise, NoiseEvent) and not has_map(noise):
+            raise self._refusal(event, top, f"{type(noise.law).__name__} has no privacy map "
+                                "(privtools.accounting.maps.PRIVACY_MAPS)")
 
     def _hint(self, event: DpEvent) -> str:
         if isinstance(event, ZCDPEvent):
@@ -385,13 +398,20 @@ def _far_name(names: tuple[str, str], values: tuple[Fraction, Fraction]) -> str:
     return names[0] if dist(values[0]) >= dist(values[1]) else names[1]
 
 
+def _named_lap_z(event: DpEvent) -> DpEvent:
+    """A ``NoiseEvent`` of Lap_Z as its named form (the limits are stated for it)."""
+    if isinstance(event, NoiseEvent) and isinstance(event.law, DiscreteLaplace):
+        return DiscreteLaplaceEvent(event.law.scale, event.sensitivity)
+    return event
+
+
 def _loss_scale(event: DpEvent):
     """(scale, what, named, other) of one release's privacy loss for the limits: the
     parameter the message starts with and the one shown beside it; None when the event has
     no scale to limit."""
     if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent,
                           RandomAllocationEvent)):
-        return _loss_scale(event.event)
+        return _loss_scale(_named_lap_z(event.event))
     if isinstance(event, GaussianEvent):
         mu = event.sensitivity ** 2 / (2 * event.sigma ** 2)
         pair = (("sigma", event.sigma), ("sensitivity", event.sensitivity))
@@ -418,6 +438,7 @@ def _loss_scale(event: DpEvent):
 
 def _check_limits(event: DpEvent) -> None:
     """Refuse, before any work, a release beyond the limits of the module docstring."""
+    event = _named_lap_z(event)
     if isinstance(event, DiscreteLaplaceEvent) and event.sensitivity + 1 > GRID_LIMIT:
         raise ParameterError(f"sensitivity = {show_number(event.sensitivity)} of a "
                              "DiscreteLaplaceEvent: its loss lattice has Δ + 1 points, above "
@@ -445,7 +466,7 @@ def _check_limits(event: DpEvent) -> None:
                              "PldAccountant: the grid's planning reads such a loss as 0")
 
 
-_UNBOUNDED = math.inf      # pure_epsilon of a release whose loss is unbounded
+_UNBOUNDED = UNBOUNDED     # pure_epsilon of a release whose loss is unbounded
 
 
 def pure_epsilon(event: DpEvent):
@@ -459,12 +480,14 @@ def pure_epsilon(event: DpEvent):
     None when not computed here."""
     if isinstance(event, PureDPEvent):
         return event.eps
-    if isinstance(event, (DiscreteLaplaceEvent, LaplaceEvent)):
-        b = event.scale if isinstance(event, DiscreteLaplaceEvent) else event.b
-        return Fraction(event.sensitivity) / b
+    if isinstance(event, (NoiseEvent, DiscreteLaplaceEvent, SkellamEvent,
+                          DiscreteGaussianSumEvent)):
+        return noise_pure(event.noise)            # the law's row
+    if isinstance(event, LaplaceEvent):
+        return Fraction(event.sensitivity) / event.b
     if isinstance(event, ApproxDPEvent):
         return event.epsilon if event.delta == 0 else _UNBOUNDED
-    if isinstance(event, (GaussianEvent, SkellamEvent, DiscreteGaussianSumEvent)):
+    if isinstance(event, GaussianEvent):
         return _UNBOUNDED
     if isinstance(event, RandomAllocationEvent):
         inner = pure_epsilon(event.event)

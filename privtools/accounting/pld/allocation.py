@@ -236,16 +236,22 @@ def _power(base: list, k: int, side: str) -> tuple:
         cur = _mul(cur, cur, side)
 
 
-def allocation_release(event) -> Release:
-    """The release of a :class:`RandomAllocationEvent` of a Gaussian, one allocation."""
+def check_allocation(event) -> None:
+    """UnsupportedEventError unless ``event`` allocates a GaussianEvent once (what
+    :func:`allocation_release` reads)."""
     from ..events import GaussianEvent
 
-    inner = event.event
-    if not isinstance(inner, GaussianEvent) or event.allocations != 1:
+    if not isinstance(event.event, GaussianEvent) or event.allocations != 1:
         raise UnsupportedEventError(
             "PldAccountant reads random allocation of a GaussianEvent with allocations=1 "
             "only; a sound bound without amplification is the inner event composed "
             "`allocations` times", event="RandomAllocationEvent", accountant="PldAccountant")
+
+
+def allocation_release(event) -> Release:
+    """The release of a :class:`RandomAllocationEvent` of a Gaussian, one allocation."""
+    check_allocation(event)
+    inner = event.event
     mu = inner.sensitivity ** 2 / (2 * inner.sigma ** 2)
     if event.steps == 1:                          # one step: the Gaussian release itself
         from .events import gaussian_release

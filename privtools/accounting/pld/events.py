@@ -1,6 +1,9 @@
-"""Events read as certified privacy-loss distributions (the interpretation of ``PldAccountant``).
+"""The releases of ``PldAccountant``: certified privacy-loss distributions of single events.
 
 Each event becomes a :class:`Release`: how to draw its loss on a lattice of a given step.
+This module builds the releases; which event (and which noise law:
+:mod:`privtools.accounting.maps`) gets which is the accountant's dispatch table
+(:mod:`~privtools.accounting.pld.interpret`).
 
     DiscreteLaplaceEvent(b, Δ)     exact lattice: L ∈ (Δ − 2·{0..Δ})/b, P-masses in closed form
                                    (Fact 2 (000)); Pólya sums are Lap_Z exactly (Fact 1 (000))
@@ -30,29 +33,23 @@ from fractions import Fraction
 from flint import arb
 
 from privtools.certified import balls as _arb
-from privtools.errors import ParameterError, UnsupportedEventError
-from privtools.exact import ExactPMF, shift, sum_pmf, wrap
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.errors import ParameterError
+from privtools.exact import ExactPMF, shift, wrap
+from privtools.noise import DiscreteGaussian
 from privtools.proven import proven
 
 from ..events import (
     ComposedEvent,
-    DiscreteGaussianSumEvent,
-    DiscreteLaplaceEvent,
     DpEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    ModularEvent,
-    PmfPairEvent,
     PureDPEvent,
     RepeatedEvent,
-    SkellamEvent,
-    ZCDPEvent,
 )
 from . import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
 from .cells import Cells, loss_moments, lower_grid, upper_grid
 
-__all__ = ["Release", "release", "releases", "noise_pmf", "gaussian_release", "from_cells"]
+__all__ = ["Release", "releases", "gaussian_release", "from_cells", "discrete_laplace_release",
+           "discrete_gaussian_release", "pure_release", "pmf_release", "modular_release",
+           "pair_release", "laplace_release", "PMF_DPS", "PMF_TAIL"]
 
 PMF_DPS = 40                      # digits of the tabulated PMFs
 PMF_TAIL = Fraction(1, 10**50)    # mass left outside the tabulated window
@@ -168,8 +165,9 @@ class _Lattice(Release):
 
 
 @proven("fact2_tail")  # the masses of x <= 0 and x >= Δ
-def _discrete_laplace(ev: DiscreteLaplaceEvent) -> _Lattice:
-    b, d = ev.scale, ev.sensitivity
+def discrete_laplace_release(b: Fraction, d: int) -> Release:
+    """Lap_Z(b) against Lap_Z(b) shifted by Δ = ``d``: the loss lattice (Δ − 2·{0..Δ})/b with
+    its P-masses in closed form (Fact 2 (000))."""
     with _arb.precision(DEFAULT_PREC + 32):
         r = _arb.to_arb(-1 / b).exp()
         masses = [arb(0)] * (d + 1)
@@ -181,7 +179,8 @@ def _discrete_laplace(ev: DiscreteLaplaceEvent) -> _Lattice:
     return _Lattice(Fraction(-d) / b, Fraction(2) / b, 0, tuple(masses))
 
 
-def _pure(ev: PureDPEvent) -> _Lattice:
+def pure_release(ev: PureDPEvent) -> Release:
+    """Randomized response at ε: the dominating pair of every ε-DP mechanism."""
     eps = ev.eps
     if eps == 0:
         return _Lattice(Fraction(0), Fraction(1), 0, (arb(1),))
@@ -191,7 +190,8 @@ def _pure(ev: PureDPEvent) -> _Lattice:
     return _Lattice(-eps, 2 * eps, 0, masses)
 
 
-def _discrete_gaussian(sigma2: Fraction, d: int) -> _Lattice:
+def discrete_gaussian_release(sigma2: Fraction, d: int) -> Release:
+    """N_Z(0, σ²) against its shift by Δ = ``d``: L(x) = (Δ² − 2xΔ)/(2σ²), exact lattice."""
     P = ExactPMF.from_distribution(DiscreteGaussian(sigma2=sigma2), dps=PMF_DPS, tail=PMF_TAIL)
     # L(x) = (Δ² − 2xΔ)/(2σ²) = Δ²/(2σ²) + (Δ/σ²)·(−x): index −x
     u = _arb.from_mpf(P.unaccounted)
@@ -351,53 +351,28 @@ def gaussian_release(mu: Fraction) -> Release:
     return _Cells("gaussian", Fraction(mu))
 
 
-# ------------------------------------------------------------------------------ dispatch
-def noise_pmf(event: DpEvent) -> tuple[ExactPMF, int]:
-    """Certified PMF of the noise of an integer-noise event, and its sensitivity."""
-    if isinstance(event, DiscreteLaplaceEvent):
-        law = DiscreteLaplace(event.scale)
-        return ExactPMF.from_distribution(law, dps=PMF_DPS, tail=PMF_TAIL), event.sensitivity
-    if isinstance(event, SkellamEvent):
-        law = Skellam(event.var)
-        return ExactPMF.from_distribution(law, dps=PMF_DPS, tail=PMF_TAIL), event.sensitivity
-    if isinstance(event, DiscreteGaussianSumEvent):
-        share = DiscreteGaussian(sigma2=event.sigma2)
-        P = (ExactPMF.from_distribution(share, dps=PMF_DPS, tail=PMF_TAIL) if event.n == 1
-             else sum_pmf(share, event.n, dps=PMF_DPS, tail=PMF_TAIL))
-        return P, event.sensitivity
-    raise ParameterError(f"{type(event).__name__} has no integer noise law")
+def pmf_release(P: ExactPMF, d: int, symmetric: bool) -> Release:
+    """A law given by its certified PMF ``P`` against its shift by Δ = ``d``, atom by atom
+    (``symmetric``: the law is symmetric, so both directions have one loss law)."""
+    return _Atoms(P, shift(P, d), symmetric=symmetric)
 
 
-def release(event: DpEvent) -> Release:
-    """The :class:`Release` of one (non-composite) event."""
-    if isinstance(event, DiscreteLaplaceEvent):
-        return _discrete_laplace(event)
-    if isinstance(event, PureDPEvent):
-        return _pure(event)
-    if isinstance(event, DiscreteGaussianSumEvent) and event.n == 1:
-        return _discrete_gaussian(event.sigma2, event.sensitivity)
-    if isinstance(event, (SkellamEvent, DiscreteGaussianSumEvent)):
-        P, d = noise_pmf(event)
-        return _Atoms(P, shift(P, d), symmetric=True)
-    if isinstance(event, ModularEvent):
-        P, d = noise_pmf(event.event)
-        m = event.modulus
-        return _Atoms(wrap(P, m), wrap(shift(P, d), m), symmetric=True)
-    if isinstance(event, PmfPairEvent):
-        return _Atoms(event.p, event.q, symmetric=False)
-    if isinstance(event, GaussianEvent):
-        return gaussian_release(event.sensitivity ** 2 / (2 * event.sigma ** 2))
-    if isinstance(event, LaplaceEvent):
-        return _Cells("laplace", event.sensitivity / event.b)
-    if isinstance(event, ZCDPEvent):
-        raise UnsupportedEventError("a ZCDPEvent has no privacy-loss distribution (zCDP is a "
-                                    "Rényi curve, not a dominating pair); account it with "
-                                    "RdpAccountant", event="ZCDPEvent",
-                                    accountant="PldAccountant")
-    raise UnsupportedEventError(f"PldAccountant cannot interpret {type(event).__name__}",
-                                event=type(event).__name__, accountant="PldAccountant")
+def modular_release(P: ExactPMF, d: int, m: int) -> Release:
+    """The mod-``m`` views of a law with certified PMF ``P`` and of its shift by Δ = ``d``."""
+    return _Atoms(wrap(P, m), wrap(shift(P, d), m), symmetric=True)
 
 
+def pair_release(p: ExactPMF, q: ExactPMF) -> Release:
+    """Any two certified output laws, both directions measured."""
+    return _Atoms(p, q, symmetric=False)
+
+
+def laplace_release(a: Fraction) -> Release:
+    """Laplace(b) against Laplace(Δ, b), a = Δ/b: atoms ±a and certified cells between."""
+    return _Cells("laplace", a)
+
+
+# ------------------------------------------------------------------------------ flatten
 def releases(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
     """Flatten ``event`` (composed / repeated) into ``(single event, count)`` pairs."""
     if isinstance(event, RepeatedEvent):

@@ -31,22 +31,11 @@ from flint import arb
 
 from privtools.certified import balls as _arb
 
-from ..events import DpEvent
-from ..sampled_events import (
-    ApproxDPEvent,
-    PoissonSampledEvent,
-    RandomAllocationEvent,
-    SampledWithoutReplacementEvent,
-    ShuffledEvent,
-)
 from . import DEFAULT_PREC
-from .allocation import allocation_release
 from .cells import Cells
 from .events import CELL_SDS, Release, _default_step
-from .events import release as _single_release
-from .shuffle import shuffled_release
 
-__all__ = ["release"]
+__all__ = ["mixed_release", "approx_release"]
 
 _PLAN_POINTS = 2**10        # cells used to plan the grid of a mixture
 
@@ -165,19 +154,12 @@ class _ApproxDP(Release):
             return Cells(out, d, d)
 
 
-def release(event: DpEvent) -> Release:
-    """The :class:`Release` of one (non-composite) event, sampled events included."""
-    if isinstance(event, PoissonSampledEvent):
-        inner = _single_release(event.event)
-        return inner if event.q == 1 else _Mixed(inner, event.q)
-    if isinstance(event, SampledWithoutReplacementEvent):
-        inner = _single_release(event.event)
-        return inner if event.rate == 1 else _Mixed(inner, event.rate)
-    if isinstance(event, ApproxDPEvent):
-        return _ApproxDP(event.epsilon, event.delta)
-    if isinstance(event, ShuffledEvent):
-        return shuffled_release(event.local_event.eps, event.n)
-    if isinstance(event, RandomAllocationEvent):
-        return allocation_release(event)
-    return _single_release(event)
+def mixed_release(inner: Release, rate: Fraction) -> Release:
+    """The pair (γP + (1 − γ)Q, Q) and its reverse at rate γ = ``rate`` (the inner release
+    itself at γ = 1)."""
+    return inner if rate == 1 else _Mixed(inner, rate)
 
+
+def approx_release(epsilon: Fraction, delta: Fraction) -> Release:
+    """The dominating pair of every (ε, δ)-DP mechanism."""
+    return _ApproxDP(epsilon, delta)

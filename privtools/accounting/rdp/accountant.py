@@ -6,7 +6,10 @@
     eps, order = acc.epsilon(1e-6)              # Lemma 10 (000), minimised over orders
     delta, order = acc.delta(1.0)
 
-Interpretation of each event (ε(α) at one order α):
+Interpretation of each event (ε(α) at one order α), the dispatch table
+:data:`RDP_INTERPRETERS` (``supported_events`` is its keys); the noise events read the
+law's row of :data:`privtools.accounting.maps.PRIVACY_MAPS`:
+    NoiseEvent                the Rényi curve of the law's row (below for the named ones)
     DiscreteLaplaceEvent      exact closed form (``curves.discrete_laplace_rdp``)
     SkellamEvent              Lemma 3 (000) at ⌈α⌉; ``exact=True``: renyi_shift at ⌈α⌉
     DiscreteGaussianSumEvent  Lemma 4 (000): ½ε²α; ``exact=True``: the certified D_α of the
@@ -22,17 +25,12 @@ non-decreasing in α (van Erven & Harremoës 2014, Thm 3).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from functools import lru_cache
 
 import mpmath
 
-from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError, UnsupportedEventError
-from privtools.exact.divergence import gaussian_sum_renyi, renyi_shift
 from privtools.neighbours import REPLACE_ONE
-from privtools.noise import Skellam
 from privtools.validation import check_order
 
 from .._numeric import BASE_DPS, DEFAULT_ORDERS, Curve, is_sequence, mpf
@@ -44,67 +42,20 @@ from ..events import (
     DpEvent,
     GaussianEvent,
     LaplaceEvent,
+    NoiseEvent,
     PureDPEvent,
     RepeatedEvent,
     SkellamEvent,
     ZCDPEvent,
 )
+from ..maps import has_rdp, noise_rdp
 from .conversions import DeltaResult, EpsilonResult, rdp_to_delta, rdp_to_dp
-from .curves import (
-    _discrete_laplace_mp,
-    _laplace_mp,
-    _lemma4_eps_mp,
-    _pure_min,
-    _pure_rr_mp,
-    _skellam_bound,
-)
+from .curves import _laplace_mp, _pure_min, _pure_rr_mp
 
 __all__ = ["RdpAccountant", "event_rdp", "rdp_curve", "EventCurve"]
 
-# Digits requested from privtools.exact.divergence.renyi_shift by the exact hook.
-EXACT_DPS = 25
-
-
-# ---------------------------------------------------------------------------- exact hook
-def _upper(value) -> mpmath.mpf:
-    """Certified upper end of an interval, an Arb ball or a number."""
-    return _intervals.upper(value)
-
-
-def _renyi_shift(noise, sensitivity: int, order: int) -> mpmath.mpf:
-    """The exact hook: the certified upper end of :func:`privtools.exact.divergence.renyi_shift`."""
-    return _upper(renyi_shift(noise, sensitivity, order, dps=EXACT_DPS))
-
-
-@lru_cache(maxsize=4096)
-def _skellam_exact(var: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
-    return _renyi_shift(Skellam(var), sensitivity, order)
-
-
-# The certified D_α of an n-fold discrete-Gaussian sum tabulates ~4αΔ√n points of the sum
-# (and convolves n shares): beyond these sizes the exact hook yields +inf and the paper's
-# bound (the cap) is what the accountant uses.
-EXACT_DGSUM_POINTS = 1024
-EXACT_DGSUM_SHARES = 1024
-
-
-@lru_cache(maxsize=4096)
-def _dgauss_sum_exact(n: int, sigma2: Fraction, sensitivity: int, order: int) -> mpmath.mpf:
-    if n > EXACT_DGSUM_SHARES or 4 * order * sensitivity * math.isqrt(n) > EXACT_DGSUM_POINTS:
-        return mpmath.inf
-    return _upper(gaussian_sum_renyi(n, sigma2, sensitivity, order, dps=EXACT_DPS))
-
-
-@lru_cache(maxsize=1024)
-def _lemma4_eps(n: int, sigma2: Fraction, sensitivity: int) -> mpmath.mpf:
-    return _lemma4_eps_mp(n, sigma2, Fraction(sensitivity))
-
 
 # ---------------------------------------------------------------------------- interpret
-def _ceil_order(a: Fraction) -> int:
-    return math.ceil(a)
-
-
 def _add(x, y):
     if isinstance(x, Fraction) and isinstance(y, Fraction):
         return x + y
@@ -117,35 +68,47 @@ def _mul(k: int, x):
     return k * mpf(x)
 
 
+def _noise(event, a: Fraction):
+    """A noise law on a query (``NoiseEvent`` and the named noise events): the Rényi curve of
+    the law's row in :data:`privtools.accounting.maps.PRIVACY_MAPS`."""
+    noise = event.noise
+    if not has_rdp(noise):
+        raise _no_curve(noise)
+    return noise_rdp(noise, a)
+
+
+def _no_curve(noise: NoiseEvent) -> UnsupportedEventError:
+    return UnsupportedEventError(
+        f"RdpAccountant cannot interpret NoiseEvent of {type(noise.law).__name__}: its privacy "
+        "map (privtools.accounting.maps) has no Rényi curve; account it with PldAccountant",
+        event="NoiseEvent", accountant="RdpAccountant",
+        supported=tuple(t.__name__ for t in RDP_INTERPRETERS))
+
+
+#: The RDP accountant's dispatch table: each atomic event type → ε(α) at a validated order α
+#: (a Fraction where exact, else an mpf). ``supported_events`` is its keys.
+RDP_INTERPRETERS = {
+    DiscreteLaplaceEvent: _noise,
+    SkellamEvent: _noise,
+    DiscreteGaussianSumEvent: _noise,
+    GaussianEvent: lambda e, a: a * e.sensitivity**2 / (2 * e.sigma**2),
+    LaplaceEvent: lambda e, a: _laplace_mp(a, e.b, e.sensitivity),
+    ZCDPEvent: lambda e, a: e.rho * a,
+    PureDPEvent: lambda e, a: _pure_rr_mp(a, e.eps) if e.tight else _pure_min(a, e.eps),
+    NoiseEvent: _noise,
+}
+
+
+def _interpreter(event: DpEvent):
+    for cls in type(event).__mro__:
+        fn = RDP_INTERPRETERS.get(cls)
+        if fn is not None:
+            return fn
+    return None
+
+
 def _event_rdp(event: DpEvent, a: Fraction):
     """ε(α) of one event at a validated order, as a Fraction (exact) or an mpf."""
-    if isinstance(event, DiscreteLaplaceEvent):
-        return _discrete_laplace_mp(a, event.scale, event.sensitivity)
-    if isinstance(event, SkellamEvent):
-        k = _ceil_order(a)
-        bound = _skellam_bound(Fraction(k), event.var, Fraction(event.sensitivity))
-        if event.exact:
-            return min(_skellam_exact(event.var, event.sensitivity, k), mpf(bound))
-        return bound
-    if isinstance(event, DiscreteGaussianSumEvent):
-        if event.sigma2 >= Fraction(1, 4):
-            eps = _lemma4_eps(event.n, event.sigma2, event.sensitivity)
-            with mpmath.workdps(BASE_DPS + 10):
-                bound = eps * eps * mpf(a) / 2
-        else:  # Lemma 4 does not apply (exact=True only)
-            bound = mpmath.inf
-        if event.exact:
-            return min(_dgauss_sum_exact(event.n, event.sigma2, event.sensitivity,
-                                         _ceil_order(a)), bound)
-        return bound
-    if isinstance(event, GaussianEvent):
-        return a * event.sensitivity**2 / (2 * event.sigma**2)
-    if isinstance(event, LaplaceEvent):
-        return _laplace_mp(a, event.b, event.sensitivity)
-    if isinstance(event, ZCDPEvent):
-        return event.rho * a
-    if isinstance(event, PureDPEvent):
-        return _pure_rr_mp(a, event.eps) if event.tight else _pure_min(a, event.eps)
     if isinstance(event, ComposedEvent):
         total = Fraction(0)
         with mpmath.workdps(BASE_DPS + 10):
@@ -157,14 +120,12 @@ def _event_rdp(event: DpEvent, a: Fraction):
             return Fraction(0)
         with mpmath.workdps(BASE_DPS + 10):
             return _mul(event.count, _event_rdp(event.event, a))
-    raise UnsupportedEventError(f"event: no RDP interpretation for {type(event).__name__}",
-                                event=type(event).__name__, accountant="RdpAccountant",
-                                supported=tuple(t.__name__ for t in _RDP_EVENTS))
-
-
-# The atomic events _event_rdp interprets (RdpAccountant.supported_events).
-_RDP_EVENTS = (DiscreteLaplaceEvent, SkellamEvent, DiscreteGaussianSumEvent, GaussianEvent,
-               LaplaceEvent, ZCDPEvent, PureDPEvent)
+    fn = _interpreter(event)
+    if fn is None:
+        raise UnsupportedEventError(f"event: no RDP interpretation for {type(event).__name__}",
+                                    event=type(event).__name__, accountant="RdpAccountant",
+                                    supported=tuple(t.__name__ for t in RDP_INTERPRETERS))
+    return fn(event, a)
 
 
 class EventCurve(Curve):
@@ -221,7 +182,14 @@ class RdpAccountant(Accountant):
     :class:`~privtools.errors.UnsupportedEventError` (use ``PldAccountant``).
     """
 
-    supported_events = _RDP_EVENTS
+    interpreters = RDP_INTERPRETERS
+
+    def _check(self, event: DpEvent, top: DpEvent) -> None:
+        """A ``NoiseEvent`` is read only when its law's privacy map has a Rényi curve."""
+        if isinstance(event, NoiseEvent) and not has_rdp(event):
+            raise self._refusal(event, top, f"the privacy map of {type(event.law).__name__} "
+                                "(privtools.accounting.maps) has no Rényi curve; account it "
+                                "with PldAccountant")
 
     def __init__(self, orders=None, *, neighbouring: str = REPLACE_ONE):
         super().__init__(neighbouring=neighbouring)

@@ -48,6 +48,9 @@ import numpy as np
 from privtools.errors import ParameterError
 from privtools.validation import as_rng
 
+from ...accounting import PldAccountant, PoissonSampledEvent
+from ...accounting.calibration import GRID_STEPS, calibrate_grid
+from ...planning import batch_event, plan_view
 from ...planning import plan as _make_plan
 from ...protocol import (
     add_central_noise,
@@ -200,33 +203,26 @@ def sampled_view_epsilon(spec: PolicySpec, horizon: int) -> Fraction:
 
 @lru_cache(maxsize=64)
 def _sampled_view_epsilon(spec: PolicySpec, horizon: int) -> Fraction:
-    from ...accounting import PldAccountant, PoissonSampledEvent
-    from ...certified.intervals import ends, fraction_bounds
-    from ...planning import batch_event, plan_view
-    from ...planning.participation import CALIBRATION_STEPS, SEARCH_POINTS, largest_true
-
+    """:func:`sampled_view_epsilon` through accounting's calibration
+    (:func:`~privtools.accounting.calibration.calibrate_grid`, ``settle=True``: the value
+    returned is certified on the accountant's default grid)."""
     items = _view_items(spec.plan_kwargs())
     sizes = [spec.base ** b for b in range(1, max_batches(spec, horizon) + 1)]
     eps, q = spec.epsilon_exact, Fraction(spec.sampling)
     dq = Fraction(spec.delta)
-    target = fraction_bounds(eps, 128)[0]
-    scale = 2**CALIBRATION_STEPS
+    scale = 2**GRID_STEPS
 
-    def certified(j: int, points) -> bool:
-        acc = (PldAccountant(neighbouring="add-remove") if points is None
-               else PldAccountant(max_points=points, neighbouring="add-remove"))
-        for n in sizes:
-            pl = _cached_plan(items, eps * j / scale, n, horizon)
-            acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), q))
-        return ends(acc.epsilon(dq).interval)[1] <= target
+    def releases(eb: Fraction):
+        return [(PoissonSampledEvent(batch_event(plan_view(_cached_plan(items, eb, n,
+                                                                         horizon))), q), 1)
+                for n in sizes]
 
-    j = largest_true(lambda i: certified(i, SEARCH_POINTS), scale, 16 * scale)
-    while j is not None and j > 1 and not certified(j, None):
-        j -= 1
-    if j is None or not certified(j, None):
-        raise ParameterError(f"no per-batch epsilon >= epsilon/2^{CALIBRATION_STEPS} meets "
+    found = calibrate_grid(releases, epsilon=eps, delta=dq, start=scale, top=16 * scale,
+                           neighbouring="add-remove", settle=True)
+    if found is None:
+        raise ParameterError(f"no per-batch epsilon >= epsilon/2^{GRID_STEPS} meets "
                              f"({eps}, {float(dq):.3g}) over the run's {len(sizes)} batches")
-    return eps * j / scale
+    return found[0]
 
 
 def run_certificate(spec: PolicySpec, plans) -> object | None:
@@ -239,9 +235,6 @@ def run_certificate(spec: PolicySpec, plans) -> object | None:
 
 @lru_cache(maxsize=64)
 def _run_certificate(rate: Fraction, delta: Fraction, plans: tuple):
-    from ...accounting import PldAccountant, PoissonSampledEvent
-    from ...planning import batch_event, plan_view
-
     acc = PldAccountant(neighbouring="add-remove")     # Poisson client sampling
     for pl in plans:
         acc.compose(PoissonSampledEvent(batch_event(plan_view(pl)), rate))

@@ -18,6 +18,7 @@ import privtools.accounting as A
 from privtools.certified.intervals import ends
 from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.exact import ExactPMF
+from privtools.noise import DiscreteLaplace, Polya, Skellam
 
 
 def _pmf(masses: list[Fraction], lo: int = 0) -> ExactPMF:
@@ -42,11 +43,12 @@ ACCOUNTANTS = [
 # accountants' own ``supported_events`` declarations.
 EXPECTED_SUPPORT = {
     A.RdpAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
-                      "GaussianEvent", "LaplaceEvent", "ZCDPEvent", "PureDPEvent"},
+                      "GaussianEvent", "LaplaceEvent", "ZCDPEvent", "PureDPEvent",
+                      "NoiseEvent"},
     A.PldAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
                       "PmfPairEvent", "PoissonSampledEvent", "SampledWithoutReplacementEvent",
-                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent"},
+                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
 }
 
 _ATOMS = {
@@ -66,6 +68,7 @@ _ATOMS = {
     A.RandomAllocationEvent: A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=10),
     A.ShuffledEvent: A.ShuffledEvent(A.PureDPEvent(1), n=100),
     A.ApproxDPEvent: A.ApproxDPEvent(Fraction(1, 2), Fraction(1, 10**6)),
+    A.NoiseEvent: A.NoiseEvent(Skellam(4), 1),
 }
 # One sample per exported event type (composites built from supported-by-both atoms and
 # from mixed ones, below).
@@ -262,3 +265,56 @@ def test_exact_values_where_they_exist():
     lo, hi = ends(d.interval)
     assert float(lo) <= (e - 1) / (e + 1) * (1 + 1e-12) and float(hi) >= (e - 1) / (e + 1) * (
         1 - 1e-12)
+
+
+# ------------------------------------------------- supports is the traversal of compose
+class _OwnLaw(DiscreteLaplace):
+    """A user's own law: no privacy-map row (a row is per law type, not inherited)."""
+
+
+def _inner_candidates():
+    """Single releases a sampled event may hold (some readable by an accountant, some not)."""
+    return [A.GaussianEvent(sigma=2), A.PureDPEvent(1), A.ZCDPEvent(Fraction(1, 8)),
+            A.DiscreteLaplaceEvent(scale=2), A.NoiseEvent(Skellam(4), 1),
+            A.NoiseEvent(Polya(2, Fraction(1, 2)), 1), A.NoiseEvent(_OwnLaw(2), 1),
+            _UnknownEvent()]
+
+
+def _nested_events():
+    """Every exported event type, sampled events around every inner candidate, and both
+    nested in composites (with mixed relations)."""
+    out = list(SAMPLES.values()) + [_UnknownEvent()]
+    for inner in _inner_candidates():
+        out.append(A.PoissonSampledEvent(inner, q=Fraction(1, 10)))
+        out.append(A.SampledWithoutReplacementEvent(inner, batch=10, population=100))
+        out.append(A.RandomAllocationEvent(inner, steps=4))
+        out.append(A.RandomAllocationEvent(inner, steps=4, allocations=2))
+    out.append(A.ModularEvent(A.NoiseEvent(Polya(2, Fraction(1, 2)), 1), 8))
+    out.append(A.ModularEvent(A.NoiseEvent(_OwnLaw(2), 1), 8))
+    singles = list(out)
+    for a in singles[::3]:
+        out.append(A.ComposedEvent((A.PureDPEvent(1), a)))
+        out.append(A.RepeatedEvent(A.ComposedEvent((a, A.RepeatedEvent(a, 0))), 2))
+    out.append(A.ComposedEvent((A.PoissonSampledEvent(A.PureDPEvent(1), q=Fraction(1, 10)),
+                                A.SampledWithoutReplacementEvent(A.PureDPEvent(1), batch=10,
+                                                                 population=100))))
+    return out
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("make, empty_defined", ACCOUNTANTS)
+def test_supports_is_true_iff_compose_does_not_raise(make, empty_defined, relation):
+    """supports(e) runs compose's traversal without recording: for every event type, nested
+    in composites and sampled events, supports(e) is True iff compose(e) accepts it (no
+    UnsupportedEventError), and a refusal records nothing."""
+    for event in _nested_events():
+        acc = make(neighbouring=relation)
+        said = acc.supports(event)
+        try:
+            acc.compose(event)
+        except UnsupportedEventError:
+            assert said is False, event
+            assert acc.events == ()
+        else:
+            assert said is True, event
+            assert acc.events == ((event, 1),)

@@ -14,7 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import privtools.accounting as A
-from privtools.accounting.rdp import accountant as acc_mod
+from privtools.accounting import maps as acc_mod
 from tests import oracles
 
 TIGHT = 1e-13  # relative agreement expected between a float result and a 50-digit oracle

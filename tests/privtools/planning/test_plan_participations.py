@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from privtools.accounting import DiscreteLaplaceEvent, PldAccountant
 from privtools.certified.intervals import ends
+from privtools.certified.search import largest_true
 from privtools.errors import ParameterError
 from privtools.planning import batch_event, plan, pool_participations, theorem_params
-from privtools.planning.participation import largest_true
 
 
 def test_public_api_example():

@@ -32,21 +32,20 @@ from fractions import Fraction
 import mpmath
 
 from privtools.accounting import (
-    DiscreteGaussianSumEvent,
     DiscreteLaplaceEvent,
     GaussianEvent,
     LaplaceEvent,
     ModularEvent,
     PldAccountant,
     PmfPairEvent,
-    SkellamEvent,
     gaussian_epsilon,
 )
+from privtools.accounting.maps import named_event, summed_law
 from privtools.certified import Interval, ends, fraction_bounds, interval
 from privtools.certified import balls as _balls
 from privtools.exact import ExactPMF, shift, sum_pmf, wrap
 from privtools.exact.divergence import llr
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, PolyaDifference, Skellam
+from privtools.noise import NoiseSum
 
 __all__ = ["Release", "release_of", "release_of_pmf", "compose", "alone",
            "gaussian_epsilon", "qtext", "integer_pmf"]
@@ -169,28 +168,14 @@ def release_of_pmf(where: str, text: str, P: ExactPMF, s: Fraction,
 
 def _integer_event(law, k: int, n: int):
     """(accountant event of k summed draws of ``law`` shifted by n, its discrete-Laplace
-    scale or None), or (None, None) when only the PMF route applies."""
-    if isinstance(law, DiscreteLaplace) and k == 1:
-        return DiscreteLaplaceEvent(scale=law.scale, sensitivity=n), law.scale
-    if isinstance(law, PolyaDifference) and law.r * k == 1:
-        return DiscreteLaplaceEvent(scale=law.scale, sensitivity=n), law.scale
-    if isinstance(law, Skellam) and getattr(law, "mu", 0) == 0:
-        return SkellamEvent(var=law.variance * k, sensitivity=n), None
-    if isinstance(law, DiscreteGaussian) and getattr(law, "mu", 0) == 0:
-        return DiscreteGaussianSumEvent(n=k, sigma2=law.sigma2, sensitivity=n, exact=True), \
-            None
-    return None, None
-
-
-def _summed_law(law, k: int):
-    """The law of k i.i.d. draws of ``law`` summed, where it has a closed form."""
-    if k == 1:
-        return law
-    if isinstance(law, PolyaDifference) and law.r * k == 1:
-        return DiscreteLaplace(law.scale)
-    if isinstance(law, Skellam) and getattr(law, "mu", 0) == 0:
-        return Skellam(law.variance * k)
-    return None
+    scale or None), or (None, None) when only the PMF route applies. Both read the law's
+    privacy map (:mod:`privtools.accounting.maps`): the law of the k-fold sum, then its named
+    event (``exact=True``: a discrete Gaussian of σ² < 1/4 is read by its certified D_α)."""
+    total = summed_law(law, k)
+    event = None if total is None else named_event(total, n, exact=True)
+    if event is None:
+        return None, None
+    return event, (event.scale if isinstance(event, DiscreteLaplaceEvent) else None)
 
 
 def integer_pmf(law, k: int, digits: int = _PMF_DPS) -> ExactPMF | None:
@@ -198,7 +183,9 @@ def integer_pmf(law, k: int, digits: int = _PMF_DPS) -> ExactPMF | None:
     tail = Fraction(1, 10**digits)
     dps = digits + 10
     try:
-        total = _summed_law(law, k)
+        total = summed_law(law, k)
+        if isinstance(total, NoiseSum):
+            return sum_pmf(total.share, total.n, dps=dps, tail=tail)
         if total is not None:
             return ExactPMF.from_distribution(total, dps=dps, tail=tail)
         return sum_pmf(law, k, dps=dps, tail=tail)
