@@ -143,8 +143,8 @@ class _Trace:
                                          kind(name).exact if exact is None else exact))
 
     # ------------------------------------------------------------------ steps
-    def run(self):
-        rec = self.runner.record(self.d, self.seed)
+    def _unreplayable(self, rec) -> str | None:
+        """Why the recorded draws on d cannot be replayed (None: they can)."""
         why = rec.untraced[0] if rec.untraced else None
         for key in range(_REPLAYS):       # replays on bit generators keyed apart
             again = self.runner.replay(self.d, rec.calls, tolerate=False, key=key)
@@ -154,6 +154,11 @@ class _Trace:
             other = self.runner.record(self.d, self.seed + 1)
             if not same_tree(other.tree, rec.tree):
                 why = "no draw came through rng, yet two runs on d gave different outputs"
+        return why
+
+    def run(self):
+        rec = self.runner.record(self.d, self.seed)
+        why = self._unreplayable(rec)
         if why is not None:
             self.add(UNTRACEABLE, "the mechanism's randomness",
                      f"{why}: the mechanism draws randomness that does not come through the "
@@ -321,52 +326,16 @@ class _Trace:
             self.add(STEERED, "the control flow", self.steered[0] +
                      "; the trace decides what does not depend on it and hands the rest to "
                      "a sampled audit")
-        iv = None
         infinite = any(f.loss == math.inf and f.exact for f in self.findings)
-        continuous = False
-        if infinite:
-            iv = mpmath.mpi(mpmath.inf, mpmath.inf)
-        elif releases is not None and self.tracked_ok and not self.undecided and \
-                not self.steered and (self.gaussian_dp or not any(
-                    kind(f.kind).stops_interval for f in self.findings)):
-            iv = certify.compose(releases, self.delta, bound_only=bound_only)
-            continuous = any(r.continuous for r in releases)
-            lo, hi = ends(iv)
-            if self.gaussian_dp:
-                self._gaussian_findings(lo, hi)
-            elif lo > self.eps_exact:
-                self._sensitivity(releases)
+        iv, continuous = self._interval(releases, infinite, bound_only)
         verdict = "inconclusive"
         if infinite or self.declared_broken:   # exact: the code breaks what it declares
             verdict = "fail"
         elif iv is not None:
-            lo, hi = ends(iv)
-            if lo > self.eps_exact:
-                verdict = "fail"
-            elif hi <= self.eps_exact and not self.findings:
-                if self.fixed and not self._constant(rec, leaves=self.fixed):
-                    self.undecided.append(
-                        "outputs that no traced draw reaches change from run to run: the "
-                        "mechanism draws randomness the trace does not see")
-                elif continuous and self.arithmetic == "exact":
-                    self.undecided.append(
-                        "the noise is drawn in floating point (a continuous law, or numpy's "
-                        "float-based geometric/binomial/… samplers, whose supports are "
-                        "bounded by the float uniform): the interval is certified for the "
-                        "real-arithmetic law, not its float implementation (Mironov 2012); "
-                        "pass arithmetic='real' to accept that model, or audit the floats "
-                        "with the sampled audit (bits=True)")
-                else:
-                    verdict = "holds"
+            verdict = self._decide(rec, iv, continuous)
         if verdict == "inconclusive" and self.bounded and iv is not None and \
                 ends(iv)[1] > self.eps_exact:
-            ops = ", ".join(n.describe() for n in self.bounded[:3])
-            self.add(STEERED, "the outputs",
-                     f"the outputs are non-additive functions of noisy values ({ops}): the "
-                     f"trace bounds the pair's loss by {round_up(ends(iv)[1]):.6g} from "
-                     "above only and hands the rest to a sampled audit")
-            if not self.candidates:
-                self.candidates = candidate_events(self, rec)
+            self._bounded_only(rec, iv)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
         return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
                            float(self.eps), float(self.delta),
@@ -375,6 +344,57 @@ class _Trace:
             tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
             tuple((c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]),
             self.runner.count, self.seed)
+
+    def _interval(self, releases, infinite, bound_only):
+        """The pair's certified interval (None where it is not decided) and whether a
+        release is continuous; the findings the interval settles."""
+        if infinite:
+            return mpmath.mpi(mpmath.inf, mpmath.inf), False
+        if releases is None or not self.tracked_ok or self.undecided or self.steered or \
+                not (self.gaussian_dp or not any(kind(f.kind).stops_interval
+                                                 for f in self.findings)):
+            return None, False
+        iv = certify.compose(releases, self.delta, bound_only=bound_only)
+        lo, hi = ends(iv)
+        if self.gaussian_dp:
+            self._gaussian_findings(lo, hi)
+        elif lo > self.eps_exact:
+            self._sensitivity(releases)
+        return iv, any(r.continuous for r in releases)
+
+    def _decide(self, rec, iv, continuous) -> str:
+        """The verdict a decided interval gives: fail above the claim, holds within it when
+        nothing else stands against it, inconclusive otherwise (saying why)."""
+        lo, hi = ends(iv)
+        if lo > self.eps_exact:
+            return "fail"
+        if hi > self.eps_exact or self.findings:
+            return "inconclusive"
+        if self.fixed and not self._constant(rec, leaves=self.fixed):
+            self.undecided.append(
+                "outputs that no traced draw reaches change from run to run: the "
+                "mechanism draws randomness the trace does not see")
+            return "inconclusive"
+        if continuous and self.arithmetic == "exact":
+            self.undecided.append(
+                "the noise is drawn in floating point (a continuous law, or numpy's "
+                "float-based geometric/binomial/… samplers, whose supports are "
+                "bounded by the float uniform): the interval is certified for the "
+                "real-arithmetic law, not its float implementation (Mironov 2012); "
+                "pass arithmetic='real' to accept that model, or audit the floats "
+                "with the sampled audit (bits=True)")
+            return "inconclusive"
+        return "holds"
+
+    def _bounded_only(self, rec, iv) -> None:
+        """Nodes bound the loss from above only, above the claim: a sampled audit decides."""
+        ops = ", ".join(n.describe() for n in self.bounded[:3])
+        self.add(STEERED, "the outputs",
+                 f"the outputs are non-additive functions of noisy values ({ops}): the "
+                 f"trace bounds the pair's loss by {round_up(ends(iv)[1]):.6g} from "
+                 "above only and hands the rest to a sampled audit")
+        if not self.candidates:
+            self.candidates = candidate_events(self, rec)
 
     @property
     def eps_exact(self):

@@ -65,67 +65,72 @@ def _scalar(x):
     return type(x).__name__, x
 
 
-def flatten(out) -> Tree:
-    """The :class:`Tree` of an output (see the module doc)."""
-    structure: list = []
-    paths: list = []
-    values: list = []
-    forms: list = []
+class _Walk:
+    """One walk over an output, collecting its structure and leaves (:func:`flatten`)."""
 
-    def walk(x, path: str):
-        if len(paths) > _MAX_LEAVES:
+    def __init__(self):
+        self.structure: list = []
+        self.paths: list = []
+        self.values: list = []
+        self.forms: list = []
+
+    def leaf(self, path: str, value, form) -> None:
+        self.paths.append(path)
+        self.values.append(value)
+        self.forms.append(form)
+
+    def walk(self, x, path: str) -> None:
+        if len(self.paths) > _MAX_LEAVES:
             raise ValueError(f"the output has more than {_MAX_LEAVES} leaves")
         if isinstance(x, np.ndarray) and x.ndim == 0:      # a 0-d array is its number
             x = x[()]
         if isinstance(x, Tracked) and x.val.ndim == 0:
             kind, v = _scalar(x.val[()])
-            structure.append((path, kind))
-            paths.append(path or "output")
-            values.append(v)
-            forms.append(x.form[()])
-            return
-        if isinstance(x, (np.ndarray, Tracked)):
-            arr = x.val if isinstance(x, Tracked) else x
-            kind = _kind(arr)
-            structure.append((path, "array", arr.shape, kind))
-            if kind == "O":
-                for idx in np.ndindex(arr.shape):
-                    walk(arr[idx], f"{path}[{', '.join(map(str, idx))}]")
-                return
-            flat = arr.reshape(-1)
-            fflat = x.form.reshape(-1) if isinstance(x, Tracked) else None
-            for i, idx in enumerate(np.ndindex(arr.shape)):
-                item, form = flat[i], None if fflat is None else fflat[i]
-                if isinstance(item, Tracked):          # an object array of tracked numbers
-                    item, form = item.val[()], item.form[()]
-                _, v = _scalar(item)
-                paths.append(f"{path}[{', '.join(map(str, idx))}]")
-                values.append(v)
-                forms.append(form)
-            return
-        if isinstance(x, dict):
+            self.structure.append((path, kind))
+            self.leaf(path or "output", v, x.form[()])
+        elif isinstance(x, (np.ndarray, Tracked)):
+            self.array(x, path)
+        elif isinstance(x, dict):
             keys = sorted(x, key=_sort_key)
-            structure.append((path, "dict", tuple(_key_text(k) for k in keys)))
+            self.structure.append((path, "dict", tuple(_key_text(k) for k in keys)))
             for k in keys:
-                walk(x[k], f"{path}[{_key_text(k)}]")
-            return
-        if isinstance(x, (set, frozenset)):
+                self.walk(x[k], f"{path}[{_key_text(k)}]")
+        elif isinstance(x, (set, frozenset)):
             members = tuple(sorted(_key_text(k) for k in x))
-            structure.append((path, type(x).__name__, members))
-            return
-        if isinstance(x, (list, tuple)):
-            structure.append((path, type(x).__name__, len(x)))
+            self.structure.append((path, type(x).__name__, members))
+        elif isinstance(x, (list, tuple)):
+            self.structure.append((path, type(x).__name__, len(x)))
             for i, v in enumerate(x):
-                walk(v, f"{path}[{i}]")
-            return
-        kind, v = _scalar(x)
-        structure.append((path, kind))
-        paths.append(path or "output")
-        values.append(v)
-        forms.append(None)
+                self.walk(v, f"{path}[{i}]")
+        else:
+            kind, v = _scalar(x)
+            self.structure.append((path, kind))
+            self.leaf(path or "output", v, None)
 
-    walk(out, "")
-    return Tree(tuple(structure), tuple(paths), tuple(values), tuple(forms))
+    def array(self, x, path: str) -> None:
+        """An array (plain or tracked): its elements are leaves, or walked when objects."""
+        arr = x.val if isinstance(x, Tracked) else x
+        kind = _kind(arr)
+        self.structure.append((path, "array", arr.shape, kind))
+        if kind == "O":
+            for idx in np.ndindex(arr.shape):
+                self.walk(arr[idx], f"{path}[{', '.join(map(str, idx))}]")
+            return
+        flat = arr.reshape(-1)
+        fflat = x.form.reshape(-1) if isinstance(x, Tracked) else None
+        for i, idx in enumerate(np.ndindex(arr.shape)):
+            item, form = flat[i], None if fflat is None else fflat[i]
+            if isinstance(item, Tracked):          # an object array of tracked numbers
+                item, form = item.val[()], item.form[()]
+            _, v = _scalar(item)
+            self.leaf(f"{path}[{', '.join(map(str, idx))}]", v, form)
+
+
+def flatten(out) -> Tree:
+    """The :class:`Tree` of an output (see the module doc)."""
+    w = _Walk()
+    w.walk(out, "")
+    return Tree(tuple(w.structure), tuple(w.paths), tuple(w.values), tuple(w.forms))
 
 
 def _kind(arr: np.ndarray) -> str:

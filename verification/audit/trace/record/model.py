@@ -144,50 +144,57 @@ def _modular(obs, m: int) -> Fraction | None:
     return a
 
 
+def _steps(dr: Draw, call) -> tuple:
+    """The moves a draw is probed by: resampled (an index or a resampled method) or stepped
+    by multiples of its unit."""
+    if dr.family == "index" or dr.method in _RESAMPLED:
+        return ("resample", "resample")
+    unit = _step(dr, call)
+    return tuple(unit * f for f in _FACTORS)
+
+
+def _observe(dep: Dependence, values, run_values, t, modulus, per_leaf: dict) -> None:
+    """Record how each leaf moved under the probe ``t``: an observation (step, shift) per
+    leaf, or the leaf marked non-linear."""
+    tq = None if t == "resample" else (Fraction(t) if isinstance(t, int) else as_fraction(t))
+    for j, (a, b) in enumerate(zip(values, run_values)):
+        if same_leaf(a, b):
+            if tq is not None:
+                per_leaf.setdefault(j, []).append((tq, Fraction(0)))
+            continue
+        d = None if t == "resample" else _delta(a, b, modulus)
+        if d is None or isinstance(a, bool):
+            dep.nonlinear.add(j)
+            continue
+        per_leaf.setdefault(j, []).append((tq, d))
+
+
+def _probe_draw(runner, data, base, dr: Draw, dep: Dependence, modulus) -> dict | None:
+    """The observations of one draw's probes per leaf (None: a probe broke the run or
+    steered it, recorded in ``dep``)."""
+    calls = base.calls
+    per_leaf: dict[int, list] = {}
+    for t in _steps(dr, calls[dr.call]):
+        run = runner.replay(data, calls, probe=(dr.call, dr.element, t))
+        if run.tree is None:
+            dep.raised.append(f"moving {dr.where()} by {t} made the mechanism fail "
+                              f"({run.error})")
+            return None
+        if run.diverged is not None or run.tree.structure != base.tree.structure:
+            what = run.diverged or "the output's structure changed"
+            dep.steered.append(f"moving {dr.where()} by {t}: {what}")
+            return None
+        _observe(dep, base.tree.values, run.tree.values, t, modulus, per_leaf)
+    return per_leaf
+
+
 def probe(runner, data, base, draws: list[Draw], *, modulus=None) -> Dependence:
     """Probe every draw of ``base`` (a coupled run on ``data``) — see the module doc."""
     dep = Dependence()
     values = base.tree.values
-    calls = base.calls
     for di, dr in enumerate(draws):
-        call = calls[dr.call]
-        if dr.family == "index" or dr.method in _RESAMPLED:
-            ts = ("resample", "resample")
-        else:
-            unit = _step(dr, call)
-            ts = tuple(unit * f for f in _FACTORS)
-        per_leaf: dict[int, list] = {}
-        broke = False
-        for t in ts:
-            run = runner.replay(data, calls, probe=(dr.call, dr.element, t))
-            if run.tree is None:
-                dep.raised.append(f"moving {dr.where()} by {t} made the mechanism fail "
-                                  f"({run.error})")
-                broke = True
-                break
-            if run.diverged is not None or run.tree.structure != base.tree.structure:
-                what = run.diverged or "the output's structure changed"
-                dep.steered.append(f"moving {dr.where()} by {t}: {what}")
-                broke = True
-                break
-            tq = None if t == "resample" else (Fraction(t) if isinstance(t, int)
-                                                 else as_fraction(t))
-            for j, (a, b) in enumerate(zip(values, run.tree.values)):
-                if same_leaf(a, b):
-                    if tq is not None:
-                        per_leaf.setdefault(j, []).append((tq, Fraction(0)))
-                    continue
-                if t == "resample":
-                    dep.nonlinear.add(j)
-                    continue
-                d = _delta(a, b, modulus)
-                if d is None or isinstance(a, bool):
-                    dep.nonlinear.add(j)
-                    continue
-                per_leaf.setdefault(j, []).append((tq, d))
-        if broke:
-            continue
-        for j, obs in per_leaf.items():
+        per_leaf = _probe_draw(runner, data, base, dr, dep, modulus)
+        for j, obs in (per_leaf or {}).items():
             if all(d == 0 for _, d in obs):
                 continue
             if modulus is not None and isinstance(values[j], int):
@@ -231,21 +238,9 @@ def groups_of(moved: dict, draws: list[Draw]) -> list[Group]:
     return [Group(tuple(m), key[0], key[1]) for key, m in buckets.items()]
 
 
-def solve(rows: list[int], groups: list[Group], rhs: dict[int, Fraction]):
-    """Solve ``Σ_g A[j, g]·s_g = rhs[j]`` for the leaves ``rows`` exactly.
-
-    Returns ``(s, unique, bad)``: ``s`` a solution (free unknowns 0) or None, ``unique``
-    whether it is the only one, ``bad`` the leaves of an inconsistent combination."""
-    n = len(groups)
-    A = []
-    for j in rows:
-        row = [Fraction(0)] * n
-        for g, grp in enumerate(groups):
-            for leaf, a in grp.column:
-                if leaf == j:
-                    row[g] = a
-        A.append(row + [rhs.get(j, Fraction(0))])
-    labels = list(rows)
+def _eliminate(A: list, labels: list, n: int) -> list[int]:
+    """Gauss–Jordan elimination of the augmented rows ``A`` in place over the first ``n``
+    columns, swapping ``labels`` with their rows; the pivot columns."""
     pivots = []
     r = 0
     for c in range(n):
@@ -262,6 +257,26 @@ def solve(rows: list[int], groups: list[Group], rhs: dict[int, Fraction]):
                 A[i] = [vi - f * vr for vi, vr in zip(A[i], A[r])]
         pivots.append(c)
         r += 1
+    return pivots
+
+
+def solve(rows: list[int], groups: list[Group], rhs: dict[int, Fraction]):
+    """Solve ``Σ_g A[j, g]·s_g = rhs[j]`` for the leaves ``rows`` exactly.
+
+    Returns ``(s, unique, bad)``: ``s`` a solution (free unknowns 0) or None, ``unique``
+    whether it is the only one, ``bad`` the leaves of an inconsistent combination."""
+    n = len(groups)
+    A = []
+    for j in rows:
+        row = [Fraction(0)] * n
+        for g, grp in enumerate(groups):
+            for leaf, a in grp.column:
+                if leaf == j:
+                    row[g] = a
+        A.append(row + [rhs.get(j, Fraction(0))])
+    labels = list(rows)
+    pivots = _eliminate(A, labels, n)
+    r = len(pivots)
     bad = [labels[i] for i in range(r, len(A)) if A[i][n] != 0]
     if bad:
         return None, False, bad

@@ -175,6 +175,21 @@ def _result(x: np.ndarray, shape: tuple, size, scalar_type=float):
     return x
 
 
+def _located(z, family, loc, scale, shape):
+    """The values of a location or scale family from its standard draws ``z`` (x = loc +
+    scale·z, as floats), with the broadcast loc and scale; other families' values are z."""
+    if family not in ("location", "scale"):
+        return z, None, None
+    loc_a = None if loc is None else np.broadcast_to(np.asarray(loc, float), shape)
+    scale_a = None if scale is None else np.broadcast_to(np.asarray(scale, float), shape)
+    x = z.astype(float)
+    if scale_a is not None:
+        x = x * scale_a
+    if loc_a is not None:
+        x = loc_a + x
+    return np.asarray(x, dtype=float).reshape(shape), loc_a, scale_a
+
+
 class TracingGenerator(_G):
     """A ``numpy.random.Generator`` that records (or replays) its noise primitives into a
     :class:`Session`. ``seed`` keys its bit generator (PCG64); replays use a different key,
@@ -205,23 +220,11 @@ class TracingGenerator(_G):
                 s.depth -= 1
         if rec is None:
             z = draw()
-        elif s.probe is not None and s.probe[0] == k and s.probe[2] == "resample":
-            z = np.array(rec.z, copy=True)
-            z.reshape(-1)[s.probe[1]] = draw().reshape(-1)[s.probe[1]]
         else:
             z = np.array(rec.z, copy=True)
-        if family in ("location", "scale"):
-            loc_a = None if loc is None else np.broadcast_to(np.asarray(loc, float), shape)
-            scale_a = None if scale is None else np.broadcast_to(np.asarray(scale, float), shape)
-            x = z.astype(float)
-            if scale_a is not None:
-                x = x * scale_a
-            if loc_a is not None:
-                x = loc_a + x
-            x = np.asarray(x, dtype=float).reshape(shape)
-        else:
-            loc_a = scale_a = None
-            x = z
+            if s.probe is not None and s.probe[0] == k and s.probe[2] == "resample":
+                z.reshape(-1)[s.probe[1]] = draw().reshape(-1)[s.probe[1]]
+        x, loc_a, scale_a = _located(z, family, loc, scale, shape)
         if law_scale is not None:                 # a library's noise: x = z, scale known
             scale_a = np.broadcast_to(np.asarray(law_scale, float), shape)
         call = Call(k, method, family, params, shape, z, x, loc_a, scale_a, law)
