@@ -69,6 +69,68 @@ def _polya(r, beta: Fraction) -> ExactPMF | None:
         return None
 
 
+def _integers(p: dict) -> ExactPMF | None:
+    """``integers(low, high, endpoint)``: uniform on its range."""
+    low, high = p.get("low"), p.get("high")
+    if high is None:
+        low, high = 0, low
+    if not all(isinstance(v, (int, np.integer)) for v in (low, high)):
+        return None
+    hi = int(high) + (1 if p.get("endpoint") else 0)
+    n = hi - int(low)
+    if not 0 < n <= MAX_POINTS:
+        return None
+    return _exact([Fraction(1, n)] * n, int(low))
+
+
+def _binomial(p: dict) -> ExactPMF | None:
+    """``binomial(n, p)``, p read as its binary value."""
+    n, q = p.get("n"), p.get("p")
+    if not isinstance(n, (int, np.integer)) or not 0 <= int(n) <= MAX_POINTS:
+        return None
+    q = Fraction(float(q))
+    if not 0 <= q <= 1:
+        return None
+    n = int(n)
+    return _exact([math.comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)], 0)
+
+
+def _hypergeometric(p: dict) -> ExactPMF | None:
+    """``hypergeometric(ngood, nbad, nsample)``."""
+    good, bad, m = (p.get(k) for k in ("ngood", "nbad", "nsample"))
+    if not all(isinstance(v, (int, np.integer)) for v in (good, bad, m)):
+        return None
+    good, bad, m = int(good), int(bad), int(m)
+    if not 0 <= m <= good + bad or good + bad > MAX_POINTS:
+        return None
+    lo, hi = max(0, m - bad), min(good, m)
+    total = math.comb(good + bad, m)
+    return _exact([Fraction(math.comb(good, k) * math.comb(bad, m - k), total)
+                   for k in range(lo, hi + 1)], lo)
+
+
+def _geometric(p: dict) -> ExactPMF | None:
+    """``geometric(p)`` on {1, 2, …}: a Pólya law with r = 1, shifted by one."""
+    q = Fraction(float(p.get("p")))
+    if q == 1:
+        return _exact([Fraction(1)], 1)
+    P = _polya(1, 1 - q)
+    return None if P is None else shift(P, 1)
+
+
+def _negative_binomial(p: dict) -> ExactPMF | None:
+    """``negative_binomial(n, p)``: the Pólya law with r = n, β = 1 − p."""
+    n, q = p.get("n"), Fraction(float(p.get("p")))
+    if q == 1:
+        return _exact([Fraction(1)], 0)
+    return _polya(Fraction(float(n)), 1 - q)
+
+
+#: numpy's discrete draws the trace holds, by method name.
+_DISCRETE = {"integers": _integers, "binomial": _binomial, "hypergeometric": _hypergeometric,
+             "geometric": _geometric, "negative_binomial": _negative_binomial}
+
+
 def draw_pmf(method: str, params: dict, law=None) -> ExactPMF | None:
     """The certified PMF of one draw of ``method`` with the call's ``params`` (None when
     it is not held)."""
@@ -77,49 +139,8 @@ def draw_pmf(method: str, params: dict, law=None) -> ExactPMF | None:
     p = {k: _scalar(v) for k, v in params.items() if k != "size"}
     if any(v is None and k not in ("high",) for k, v in p.items()):
         return None
-    if method == "integers":
-        low, high = p.get("low"), p.get("high")
-        if high is None:
-            low, high = 0, low
-        if not all(isinstance(v, (int, np.integer)) for v in (low, high)):
-            return None
-        hi = int(high) + (1 if p.get("endpoint") else 0)
-        n = hi - int(low)
-        if not 0 < n <= MAX_POINTS:
-            return None
-        return _exact([Fraction(1, n)] * n, int(low))
-    if method == "binomial":
-        n, q = p.get("n"), p.get("p")
-        if not isinstance(n, (int, np.integer)) or not 0 <= int(n) <= MAX_POINTS:
-            return None
-        q = Fraction(float(q))
-        if not 0 <= q <= 1:
-            return None
-        n = int(n)
-        return _exact([math.comb(n, k) * q**k * (1 - q) ** (n - k) for k in range(n + 1)], 0)
-    if method == "hypergeometric":
-        good, bad, m = (p.get(k) for k in ("ngood", "nbad", "nsample"))
-        if not all(isinstance(v, (int, np.integer)) for v in (good, bad, m)):
-            return None
-        good, bad, m = int(good), int(bad), int(m)
-        if not 0 <= m <= good + bad or good + bad > MAX_POINTS:
-            return None
-        lo, hi = max(0, m - bad), min(good, m)
-        total = math.comb(good + bad, m)
-        return _exact([Fraction(math.comb(good, k) * math.comb(bad, m - k), total)
-                       for k in range(lo, hi + 1)], lo)
-    if method == "geometric":
-        q = Fraction(float(p.get("p")))
-        if q == 1:
-            return _exact([Fraction(1)], 1)
-        P = _polya(1, 1 - q)
-        return None if P is None else shift(P, 1)
-    if method == "negative_binomial":
-        n, q = p.get("n"), Fraction(float(p.get("p")))
-        if q == 1:
-            return _exact([Fraction(1)], 0)
-        return _polya(Fraction(float(n)), 1 - q)
-    return None
+    pmf = _DISCRETE.get(method)
+    return None if pmf is None else pmf(p)
 
 
 def _negated(P: ExactPMF) -> ExactPMF:

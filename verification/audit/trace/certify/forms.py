@@ -279,28 +279,12 @@ def _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus, pure):
     absorbed, exact = set(), True
     if modulus is not None:
         return absorbed, exact
-    uses: dict[int, int] = {}
-    for f in list(fa) + [g for n in nd for arr in n.inputs for g in arr.reshape(-1)]:
-        if f is not None and f.finite:
-            for u in f.a:
-                if u[0] == "w":
-                    uses[u[1]] = uses.get(u[1], 0) + 1
+    uses = _node_uses(fa, nd)
     for j, (la, lb) in enumerate(zip(fa, fb)):
-        hit = _single_node_leaf(la, lb)
-        if hit is None:
+        one = _one_draw_node(la, lb, nd, np_, uses, index)
+        if one is None:
             continue
-        k, e, alpha = hit
-        node, other = nd[k], np_[k]
-        if uses.get(k) != 1 or (node.inputs[0].shape != node.shape and
-                                node.inputs[0].size != 1):
-            continue
-        fin, fin_p = _node_input(node, e), _node_input(other, e)
-        if fin is None or fin_p is None or fin.a != fin_p.a or fin.c != fin_p.c:
-            continue
-        (u, a), = fin.a.items()
-        di = index.get(u)
-        if di is None:
-            continue
+        k, alpha, a, di, node = one
         where = paths[j] if paths[j] == "output" else f"output{paths[j]}"
         dc = lb.c - la.c
         if node.op in _EQUIVARIANT and not [p for p in node.params
@@ -317,21 +301,61 @@ def _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus, pure):
             # exact for pure ε only: rounding may lower ε(δ) at δ > 0
             exact = exact and draws[di].method == "laplace" and pure
         elif node.op == "clip" and pure and dc != 0 and draws[di].method in _UNBOUNDED:
-            bounds = [p for p in node.params if not isinstance(p, tuple)]
-            if len(bounds) != 2 or not all(np.ndim(b) == 0 for b in bounds):
-                continue
-            lo, hi = (Fraction(float(b)) for b in bounds)
-            if not lo < hi:
-                continue
-            atoms_d = {la.c + alpha * lo, la.c + alpha * hi}
-            atoms_p = {lb.c + alpha * lo, lb.c + alpha * hi}
-            if atoms_d != atoms_p:
-                fm.infinite.append((where, f"clip({qtext(lo)}, {qtext(hi)}) of {draws[di].method} "
-                                    f"before the data: atoms at {qtext(min(atoms_d))} and "
-                                    f"{qtext(max(atoms_d))} on d, at {qtext(min(atoms_p))} and "
-                                    f"{qtext(max(atoms_p))} on d' — disjoint point masses"))
+            if _clipped_atoms(fm, where, node, la, lb, alpha, draws[di].method):
                 absorbed.add(k)
     return absorbed, exact
+
+
+def _node_uses(fa, nd) -> dict[int, int]:
+    """How many times each node's value is used, by the leaves and by other nodes."""
+    uses: dict[int, int] = {}
+    for f in list(fa) + [g for n in nd for arr in n.inputs for g in arr.reshape(-1)]:
+        if f is not None and f.finite:
+            for u in f.a:
+                if u[0] == "w":
+                    uses[u[1]] = uses.get(u[1], 0) + 1
+    return uses
+
+
+def _one_draw_node(la, lb, nd, np_, uses, index):
+    """A leaf ``c + α·N(c₀ + a·z)`` of one node N used once, on one recorded draw z with the
+    same input on d and d': ``(node index, α, a, draw index, node)``, or None."""
+    hit = _single_node_leaf(la, lb)
+    if hit is None:
+        return None
+    k, e, alpha = hit
+    node, other = nd[k], np_[k]
+    if uses.get(k) != 1 or (node.inputs[0].shape != node.shape and
+                            node.inputs[0].size != 1):
+        return None
+    fin, fin_p = _node_input(node, e), _node_input(other, e)
+    if fin is None or fin_p is None or fin.a != fin_p.a or fin.c != fin_p.c:
+        return None
+    (u, a), = fin.a.items()
+    di = index.get(u)
+    if di is None:
+        return None
+    return k, alpha, a, di, node
+
+
+def _clipped_atoms(fm, where, node, la, lb, alpha, method) -> bool:
+    """A clip of an unbounded draw before the data: its atoms at the bounds move between d
+    and d' (ε = ∞, pure). True when absorbed so."""
+    bounds = [p for p in node.params if not isinstance(p, tuple)]
+    if len(bounds) != 2 or not all(np.ndim(b) == 0 for b in bounds):
+        return False
+    lo, hi = (Fraction(float(b)) for b in bounds)
+    if not lo < hi:
+        return False
+    atoms_d = {la.c + alpha * lo, la.c + alpha * hi}
+    atoms_p = {lb.c + alpha * lo, lb.c + alpha * hi}
+    if atoms_d == atoms_p:
+        return False
+    fm.infinite.append((where, f"clip({qtext(lo)}, {qtext(hi)}) of {method} "
+                        f"before the data: atoms at {qtext(min(atoms_d))} and "
+                        f"{qtext(max(atoms_d))} on d, at {qtext(min(atoms_p))} and "
+                        f"{qtext(max(atoms_p))} on d' — disjoint point masses"))
+    return True
 
 
 def _centred(q: Fraction, m: int) -> Fraction:
@@ -415,6 +439,15 @@ def _plain_leaf(fm, j, where, la, lb, ya, yb, moved) -> None:
                             "finite noisy value on the other dataset"))
     else:
         fm.refuse(f"{where} carries noise on one dataset only")
+
+
+def _rescaled_leaf(fm, j, where, la, lb, index) -> None:
+    """A leaf the noise reaches with other coefficients on d and d' (refused; the raw
+    scales kept for the two-Gaussians reading)."""
+    ra, rb = _raw(la, index), _raw(lb, index)
+    if ra is not None and rb is not None and not _node_atoms(la) and not _node_atoms(lb):
+        fm.scaled[j] = (ra, rb, lb.c - la.c)
+    fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
 
 
 def _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus) -> None:
@@ -514,17 +547,12 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
         if la is None or not la.finite or lb is None or not lb.finite:
             moved = j in dep.moved_leaves() or j in dep_p.moved_leaves() or j in varying
             _plain_leaf(fm, j, where, la, lb, ya, yb, moved)
-            continue
-        if la.a != lb.a:
-            ra, rb = _raw(la, index), _raw(lb, index)
-            if ra is not None and rb is not None and not _node_atoms(la) and \
-                    not _node_atoms(lb):
-                fm.scaled[j] = (ra, rb, lb.c - la.c)
-            fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
-            continue
-        _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus)
-        if fm.ok:
-            _leaf_row(fm, j, where, la, lb, nd, draws, index, modulus)
+        elif la.a != lb.a:
+            _rescaled_leaf(fm, j, where, la, lb, index)
+        else:
+            _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus)
+            if fm.ok:
+                _leaf_row(fm, j, where, la, lb, nd, draws, index, modulus)
     if fm.ok:
         _node_rows(fm, nd, np_, skip, index, len(paths))
     return fm

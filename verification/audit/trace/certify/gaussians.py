@@ -65,17 +65,22 @@ def _delta(eps: arb, m1, s1, m2, s2) -> arb | None:
     return p - e * q
 
 
+def _below(eps: float, m1, s1, m2, s2, delta: arb):
+    """True: δ(ε) ≤ δ certified; False: δ(ε) > δ certified; None: open."""
+    d = _delta(arb(eps), m1, s1, m2, s2)
+    if d is None:
+        return None
+    if d <= delta:
+        return True
+    if d > delta:
+        return False
+    return None
+
+
 def _one_way(m1, s1, m2, s2, delta: arb):
     """Ends (mpf) of ε_{P‖Q}(δ): the least ε ≥ 0 with δ_{P‖Q}(ε) ≤ δ."""
-    def below(eps: float):            # True: δ(ε) ≤ δ certified; False: > δ; None: open
-        d = _delta(arb(eps), m1, s1, m2, s2)
-        if d is None:
-            return None
-        if d <= delta:
-            return True
-        if d > delta:
-            return False
-        return None
+    def below(eps: float):
+        return _below(eps, m1, s1, m2, s2, delta)
     if below(0.0) is True:
         return mpmath.mpf(0), mpmath.mpf(0)
     lo, hi = 0.0, 1.0

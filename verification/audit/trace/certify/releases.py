@@ -61,19 +61,17 @@ def scaled(t, path, ra, rb, draws):
           "from the data)", loss=math.inf if t.delta == 0 and one else None)
 
 
-def tracked_leaves(t, rec, draws, fm):
-    """The releases of the rows the forms give (:mod:`.forms`)."""
-    t.tracked_ok = True
-    t.fixed = fm.plain_equal          # checked for randomness around rng before a HOLDS
-    paths = rec.tree.paths
+def _stopped(t, rec, draws, fm) -> bool:
+    """What ends the tracked reading before any release: plain outputs that vary, outputs
+    of infinite loss, rescaled draws released alone (their findings noted). True: stop."""
     if fm.plain_apart and not t._constant(rec, leaves=fm.plain_apart):
         t.undecided.append("outputs that no traced draw reaches change from run to run: "
                            "the mechanism draws randomness the trace does not see")
-        return None, False
+        return True
     for where, detail in fm.infinite:
         t.add(UNNOISED, where, detail, loss=math.inf)
     if fm.infinite:
-        return None, False
+        return True
     if t.rescaled and t.delta == 0:
         for k in sorted(t.rescaled):
             alone = [j for j in fm.leaves if len(fm.moved[j]) == 1 and
@@ -81,30 +79,28 @@ def tracked_leaves(t, rec, draws, fm):
                      unbounded(draws[next(iter(fm.moved[j]))])]
             if alone and fm.exact:
                 infinite_rescaled(t, k)
-    if any(f.kind == DATA_DEPENDENT for f in t.findings):
-        g = two_gaussians(t, rec, draws, fm)
-        return ([g], False) if g is not None else (None, False)
-    t._declared(paths, {j: fm.rhs[j] for j in fm.leaves})
-    own = row_laws(t, rec, draws, fm)
-    if own is None:
-        return None, False
-    rows = [r for r in fm.rows if r not in own]
-    groups = groups_of({r: fm.moved[r] for r in rows}, draws)
-    s, unique, bad = solve(rows, groups, fm.rhs)
-    if bad:
-        where = fm.labels[bad[0]]
-        if fm.exact:
-            t.add(UNNOISED, where,
-                  "a combination of outputs carries no noise: outputs that share one "
-                  "noise draw move apart between d and d' (one draw reused for several "
-                  "releases)", loss=math.inf)
-        else:
-            t.undecided.append(
-                f"{where}: a combination of it carries no noise between d and d', "
-                "through " + ", ".join(n.describe() for n in fm.nodes[:3]) +
-                " — its loss is bounded only by ∞; not certified")
-        return None, False
-    releases = [r for r in own.values() if r is not None]
+    return False
+
+
+def _shared_draw(t, fm, bad) -> None:
+    """A combination of outputs with no noise (one draw reused for several releases)."""
+    where = fm.labels[bad[0]]
+    if fm.exact:
+        t.add(UNNOISED, where,
+              "a combination of outputs carries no noise: outputs that share one "
+              "noise draw move apart between d and d' (one draw reused for several "
+              "releases)", loss=math.inf)
+    else:
+        t.undecided.append(
+            f"{where}: a combination of it carries no noise between d and d', "
+            "through " + ", ".join(n.describe() for n in fm.nodes[:3]) +
+            " — its loss is bounded only by ∞; not certified")
+
+
+def _group_releases(t, draws, fm, groups, s) -> list | None:
+    """One certified release per group of draws the shift ``s`` moves (None: a group has
+    scale 0 or a law the accountant does not hold; noted)."""
+    releases = []
     for grp, sg in zip(groups, s):
         if sg == 0:
             continue
@@ -115,7 +111,7 @@ def tracked_leaves(t, rec, draws, fm):
                   f"{first.method} (call {first.call}) has scale 0: the value it "
                   f"should hide moves by {qtext(abs(sg))} with no noise at all",
                   loss=math.inf)
-            return None, False
+            return None
         where = (f"{first.method} (call {first.call}"
                  + (f", {grp.k} draws" if grp.k > 1 else f", element {first.element}")
                  + f") → {', '.join(rows)}")
@@ -124,8 +120,34 @@ def tracked_leaves(t, rec, draws, fm):
         if r is None:
             t.undecided.append(f"{where}: the law of {first.method} has no "
                                "privacy-loss distribution the accountant knows")
-            return None, False
+            return None
         releases.append(r)
+    return releases
+
+
+def tracked_leaves(t, rec, draws, fm):
+    """The releases of the rows the forms give (:mod:`.forms`)."""
+    t.tracked_ok = True
+    t.fixed = fm.plain_equal          # checked for randomness around rng before a HOLDS
+    if _stopped(t, rec, draws, fm):
+        return None, False
+    if any(f.kind == DATA_DEPENDENT for f in t.findings):
+        g = two_gaussians(t, rec, draws, fm)
+        return ([g], False) if g is not None else (None, False)
+    t._declared(rec.tree.paths, {j: fm.rhs[j] for j in fm.leaves})
+    own = row_laws(t, rec, draws, fm)
+    if own is None:
+        return None, False
+    rows = [r for r in fm.rows if r not in own]
+    groups = groups_of({r: fm.moved[r] for r in rows}, draws)
+    s, unique, bad = solve(rows, groups, fm.rhs)
+    if bad:
+        _shared_draw(t, fm, bad)
+        return None, False
+    shifted = _group_releases(t, draws, fm, groups, s)
+    if shifted is None:
+        return None, False
+    releases = [r for r in own.values() if r is not None] + shifted
     if not unique:
         t.undecided.append("the draws' shift is not unique (more draws than outputs "
                            "they move): the interval's lower end is not certified")
