@@ -472,7 +472,9 @@ def plan_command(
         checks.refuse(checks.given("dps"), "sets the digits of the exact tail and verification: "
                       "it does nothing with --tail bound --no-compare --no-verify")
     checks.int_range("dps", dps, 5, MAX_PLAN_DPS)
-    _check_plan_limits(epsilon, n, horizon, s, c, p, delta, g, tau, m)
+    _check_plan_limits(
+        epsilon=epsilon, n=n, horizon=horizon, s=s, c=c, p=p, delta=delta, g=g, tau=tau, m=m
+    )
     with checks.naming():
         if privacy == "rdp" and (tail == "exact" or compare or verify):
             _check_rdp_cost(epsilon, n, s, g if verify else None, verify)

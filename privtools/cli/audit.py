@@ -184,9 +184,23 @@ def audit(
         from privtools.cli.trace import check_trace_options, check_trace_values
 
         traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
-        job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
-                        budget, features, learners, workers, samples, bits, timeout,
-                        total_timeout)
+        job = _file_job(
+            spec=mechanism_file,
+            epsilon=epsilon,
+            delta=delta,
+            d=d,
+            d_prime=d_prime,
+            datasets=datasets,
+            neighbours=neighbours,
+            budget=budget,
+            features=features,
+            learners=learners,
+            workers=workers,
+            samples=samples,
+            bits=bits,
+            timeout=timeout,
+            total_timeout=total_timeout,
+        )
         check_trace_options(job, traced)
         _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples

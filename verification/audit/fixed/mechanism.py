@@ -210,8 +210,20 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
     otype = A.outputs.describe_type()
     event = choice.event
     if event is None:
-        return _verdict(0, 0, n_test, n_test, n_samples, eps_claim, delta, alpha, None,
-                        draws.seed, otype, selection)
+        return _verdict(
+            kp=0,
+            kq=0,
+            n_fav=n_test,
+            n_other=n_test,
+            n_samples=n_samples,
+            eps_claim=eps_claim,
+            delta=delta,
+            alpha=alpha,
+            event=None,
+            seed=draws.seed,
+            otype=otype,
+            selection=selection,
+        )
     sides = ((d, 0), (d_prime, 1)) if event.direction == "d" else ((d_prime, 1), (d, 0))
     lams = None
     if delta > 0:   # the bets are sized on the selection draws, never on the test's
@@ -238,8 +250,22 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
         sel = selection if not stop_early else {
             **selection, "looks": "¼, ½ and all of the test split at α/4, α/4, α/2",
             "stopped_at": n[0]}
-        res = _verdict(k[0], k[1], n[0], n[1], n_samples, eps_claim, delta, alpha, event,
-                       draws.seed, otype, sel, level=level, lams=lams)
+        res = _verdict(
+            kp=k[0],
+            kq=k[1],
+            n_fav=n[0],
+            n_other=n[1],
+            n_samples=n_samples,
+            eps_claim=eps_claim,
+            delta=delta,
+            alpha=alpha,
+            event=event,
+            seed=draws.seed,
+            otype=otype,
+            selection=sel,
+            level=level,
+            lams=lams,
+        )
         if res.verdict == "fail":
             break
     return res

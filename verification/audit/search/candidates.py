@@ -248,8 +248,20 @@ def _audit(draws: Draws, c: Candidate, eps, delta, level, features, learners, bi
                                 draws.seed % 2**32, bits)
     otype = A.outputs.describe_type()
     if not events:
-        return _verdict(0, 0, n_test, n_test, c.n_samples, eps, delta, level, None,
-                        draws.seed, otype, selection)
+        return _verdict(
+            kp=0,
+            kq=0,
+            n_fav=n_test,
+            n_other=n_test,
+            n_samples=c.n_samples,
+            eps_claim=eps,
+            delta=delta,
+            alpha=level,
+            event=None,
+            seed=draws.seed,
+            otype=otype,
+            selection=selection,
+        )
     # one test sample for every event: a Poisson size per dataset (pure DP), drawn once
     sizes = {side: draws.poisson(n_test, side, 0) if delta == 0 else n_test
              for side in (0, 1)}
@@ -266,8 +278,22 @@ def _audit(draws: Draws, c: Candidate, eps, delta, level, features, learners, bi
             lams = hockey.bets(kp, kq, A.outputs.n, eps, delta)
             sel["bets"] = [float(x) for x in lams]
         k = [draws.count(data, sizes[side], TEST, side, event) for data, side in sides]
-        res = _verdict(k[0], k[1], sizes[sides[0][1]], sizes[sides[1][1]], c.n_samples, eps,
-                       delta, level, event, draws.seed, otype, sel, level=share, lams=lams)
+        res = _verdict(
+            kp=k[0],
+            kq=k[1],
+            n_fav=sizes[sides[0][1]],
+            n_other=sizes[sides[1][1]],
+            n_samples=c.n_samples,
+            eps_claim=eps,
+            delta=delta,
+            alpha=level,
+            event=event,
+            seed=draws.seed,
+            otype=otype,
+            selection=sel,
+            level=share,
+            lams=lams,
+        )
         if best is None or res.epsilon_lower > best.epsilon_lower:
             best = res
     return best

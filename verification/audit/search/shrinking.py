@@ -319,9 +319,23 @@ class _Search:
                 chosen.append(pair)
         chosen = chosen[:self.n_confirm]
         if not chosen:
-            return Counterexample(None, None, "pass", True, self.eps, self.delta, 0.0, None,
-                                  self.seed, self.alpha, None, len(self.scores), self.spent,
-                                  method="shrinking", comparisons=0)
+            return Counterexample(
+                d=None,
+                d_prime=None,
+                verdict="pass",
+                passed=True,
+                epsilon=self.eps,
+                delta=self.delta,
+                epsilon_lower=0.0,
+                event=None,
+                seed=self.seed,
+                alpha=self.alpha,
+                audit=None,
+                pairs=len(self.scores),
+                search_draws=self.spent,
+                method="shrinking",
+                comparisons=0,
+            )
         cands = [Candidate(d, dp, self.max_samples, self.n_train,
                            derived_seed(self.seed + 1, (d, dp))) for d, dp in chosen]
         audits = confirm(self.mechanism, cands, self.eps, self.delta, self.alpha,
@@ -333,7 +347,20 @@ class _Search:
         failed = audits[-1].verdict == "fail"
         c, audit = cands[len(audits) - 1], audits[-1]
         return Counterexample(
-            c.d, c.d_prime, "fail" if failed else "pass", not failed, self.eps, self.delta,
-            audit.epsilon_lower, audit.event, self.seed, self.alpha, audit, len(self.scores),
-            self.spent, method="shrinking", comparisons=len(cands),
-            confirmations=[describe(x, a) for x, a in zip(cands, audits)])
+            d=c.d,
+            d_prime=c.d_prime,
+            verdict="fail" if failed else "pass",
+            passed=not failed,
+            epsilon=self.eps,
+            delta=self.delta,
+            epsilon_lower=audit.epsilon_lower,
+            event=audit.event,
+            seed=self.seed,
+            alpha=self.alpha,
+            audit=audit,
+            pairs=len(self.scores),
+            search_draws=self.spent,
+            method="shrinking",
+            comparisons=len(cands),
+            confirmations=[describe(x, a) for x, a in zip(cands, audits)],
+        )

@@ -242,8 +242,23 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     features = guard.wrap(features, "features")
 
     def work(tick):
-        return _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha,
-                                 seed, features, learners, executor, bits, tick)
+        return _mechanism_rounds(
+            mechanism=mechanism,
+            d=d,
+            d_prime=d_prime,
+            eps=eps,
+            dlt=dlt,
+            max_samples=max_samples,
+            first=first,
+            alpha=alpha,
+            seed=seed,
+            features=features,
+            learners=learners,
+            executor=executor,
+            bits=bits,
+            progress=tick,
+        )
+
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, shared=(mechanism, features))
 

@@ -451,13 +451,24 @@ class _Trace:
             if not self.candidates:
                 self.candidates = self._candidates(rec)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
-        return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
-                           float(self.eps), float(self.delta),
-                           tuple(portable(r) for r in releases or ()), calls_text,
-                           tuple(self.decided),
-            tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
-            tuple((c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]),
-            self.runner.count, self.seed)
+        return TraceResult(
+            verdict=verdict,
+            findings=tuple(self.findings),
+            interval_ends=None if iv is None else ends(iv),
+            epsilon=float(self.eps),
+            delta=float(self.delta),
+            releases=tuple(portable(r) for r in releases or ()),
+            calls=calls_text,
+            decided=tuple(self.decided),
+            undecided=tuple(dict.fromkeys(self.undecided)),
+            candidates=self.candidates,
+            arithmetic=self.arithmetic,
+            primitives=tuple(
+                (c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]
+            ),
+            runs=self.runner.count,
+            seed=self.seed,
+        )
 
     @property
     def eps_exact(self):
@@ -591,8 +602,19 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
 
     def work(tick):
         from .record.runs import Runner
-        t = _Trace(Runner(wrapped), d, d_prime, eps, delta_q, declared, modulus, arithmetic,
-                   seed, rtol)
+
+        t = _Trace(
+            runner=Runner(wrapped),
+            d=d,
+            dp=d_prime,
+            eps=eps,
+            delta=delta_q,
+            declared=declared,
+            modulus=modulus,
+            arithmetic=arithmetic,
+            seed=seed,
+            rtol=rtol,
+        )
         return t.run()
     return guard.run(work, timeout=timeout, total_timeout=total_timeout,
                      what="the trace", shared=(wrapped,))
