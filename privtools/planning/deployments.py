@@ -47,6 +47,8 @@ from privtools.accounting import DiscreteGaussianSumEvent, DiscreteLaplaceEvent,
 from privtools.errors import ParameterError
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, IntegerDistribution, Skellam
 
+from .kinds import PrivacyKind, privacy_kind
+
 __all__ = ["Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment", "by_theorem",
            "by_key", "by_view", "by_policy", "policy_name"]
 
@@ -182,7 +184,12 @@ class Deployment:
     @property
     def pure(self) -> bool:
         """Whether the deployment's claim is pure ε-DP (a finite ε with δ = 0)."""
-        return self.privacy == "pure-dp"
+        return self.kind.pure
+
+    @property
+    def kind(self) -> PrivacyKind:
+        """The privacy kind of the deployment's claim (:mod:`privtools.planning.kinds`)."""
+        return privacy_kind(self.privacy)
 
     @property
     def per_user_view(self) -> bool:
