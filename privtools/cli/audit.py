@@ -30,6 +30,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from privtools.cli.jobs import FileJob
 from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
 from privtools.cli.trace import TRACE_OPTIONS
 from privtools.errors import ParameterError
@@ -181,7 +182,7 @@ def audit(
 
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
-        from privtools.cli.trace import check_trace_options, check_trace_values
+        from privtools.cli.trace import check_trace_values
 
         traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
         job = _file_job(
@@ -200,9 +201,12 @@ def audit(
             bits=bits,
             timeout=timeout,
             total_timeout=total_timeout,
+            traced=traced,
+            alpha=alpha,
+            seed=seed,
+            stop_early=stop_early,
         )
-        check_trace_options(job, traced)
-        _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
+        _run_file_job(job, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta
 
@@ -517,12 +521,14 @@ def _search_data(d, datasets, neighbours: str) -> list:
     return data
 
 
-def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
-              learners, workers, samples, bits=False, timeout=None,
-              total_timeout=None) -> dict:
+def _file_job(*, spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
+              learners, workers, samples, traced, alpha, seed, stop_early=False, bits=False,
+              timeout=None, total_timeout=None) -> FileJob:
     """Every option of a --mechanism-file audit checked — the pair against the relation
-    when --neighbours is given, the files located — before the user's code runs."""
+    when --neighbours is given, the files located, the trace's mode (``traced``: from
+    :func:`~privtools.cli.trace.check_trace_values`) — before the user's code runs."""
     from privtools.cli import checks
+    from privtools.cli.trace import check_trace_options
     from privtools.neighbours import RELATIONS
     from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
     from verification.audit.neighbours import check_pair
@@ -577,10 +583,11 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
         for option, text in files:
             check(option, text)
     job["features_spec"] = features
-    return job
+    job.update(check_trace_options(job["search"], traced))
+    return FileJob(alpha=alpha, seed=seed, stop_early=stop_early, **job)
 
 
-def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
+def _file_work(job: FileJob):
     """The work of a --mechanism-file job, run inside the guard: the user's file(s) run,
     then the audit or search (its worker processes started here, inside the guard)."""
     from concurrent.futures import ProcessPoolExecutor
@@ -588,37 +595,35 @@ def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
     from verification.audit import audit_mechanism, search_counterexample
 
     def work(tick):
-        mechanism = load_function("--mechanism-file", job["spec"], 3,
+        mechanism = load_function("--mechanism-file", job.spec, 3,
                                   "FUNCTION(dataset, size, rng)")
-        features = None if job["features_spec"] is None else load_function(
-            "--features", job["features_spec"], 1, "FUNCTION(outputs)")
-        learners = job["learners"]
-        executor = ProcessPoolExecutor(job["workers"]) if job["workers"] > 1 else None
+        features = None if job.features_spec is None else load_function(
+            "--features", job.features_spec, 1, "FUNCTION(outputs)")
+        learners = job.learners
+        executor = ProcessPoolExecutor(job.workers) if job.workers > 1 else None
         try:
-            if job["search"]:
+            if job.search:
                 return search_counterexample(
-                    mechanism, job["epsilon"], job["data"], job["neighbours"],
-                    job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
-                    max_datasets=len(job["data"]), features=features,
-                    learners=learners, executor=executor, progress=tick,
+                    mechanism, job.epsilon, job.data, job.neighbours, job.delta, job.budget,
+                    job.seed, job.alpha, n_confirm=job.samples, max_datasets=len(job.data),
+                    features=features, learners=learners, executor=executor, progress=tick,
                     search_learners=("logistic",) if "logistic" in learners else learners[:1],
-                    bits=job["bits"])
-            if job.get("trace", "off") != "off":
+                    bits=job.bits)
+            if job.trace != "off":
                 from privtools.cli.trace import traced
 
-                return traced(mechanism, job, alpha, seed, features, learners, executor,
-                              tick, job["bits"])
-            return audit_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"],
-                                   job["samples"], seed, job["delta"], alpha,
-                                   features=features, learners=learners, executor=executor,
-                                   stop_early=stop_early, progress=tick, bits=job["bits"])
+                return traced(mechanism, job, features, executor, tick)
+            return audit_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.samples,
+                                   job.seed, job.delta, job.alpha, features=features,
+                                   learners=learners, executor=executor,
+                                   stop_early=job.stop_early, progress=tick, bits=job.bits)
         finally:
             if executor is not None:
                 executor.shutdown(cancel_futures=True)
     return work
 
 
-def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json: bool):
+def _run_file_job(job: FileJob, as_json: bool):
     """Run the audit or search of a --mechanism-file job behind the guard of the user's
     code (:func:`privtools.usercode.guarded`), print it, exit 0 (pass) or 1. The user's
     code exiting, crashing, raising or hanging raises UserCodeError (exit 2), never a
@@ -626,8 +631,8 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
     from privtools.cli import checks
     from privtools.usercode import guarded
 
-    search = job["search"]
-    total = job["budget"] + 2 * job["samples"] if search else 2 * job["samples"]
+    search, alpha = job.search, job.alpha
+    total = job.budget + 2 * job.samples if search else 2 * job.samples
     names = {"mechanism": "--mechanism-file", "features": "--features",
              "n_samples": "--samples", "n_confirm": "--samples", "datasets": "--datasets",
              "neighbours": "--neighbours", "budget": "--budget", "learners": "--learners",
@@ -643,8 +648,8 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
                 bar.update(task, total=t.completed)
     try:
         with checks.naming(names):
-            res, report = guarded(_file_work(job, alpha, seed, stop_early),
-                                  timeout=job["timeout"], total_timeout=job["total_timeout"],
+            res, report = guarded(_file_work(job),
+                                  timeout=job.timeout, total_timeout=job.total_timeout,
                                   progress=tick, on_start=bar.start if bar else None,
                                   what="the search" if search else "the audit")
     finally:
@@ -658,13 +663,13 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
                              allow_nan=False, default=str))
         else:
             level = alpha / 2 if res[1] is not None else alpha
-            _trace.print_trace(*res, job, seed, level, report, print_file_result)
+            _trace.print_trace(*res, job, job.seed, level, report, print_file_result)
         raise typer.Exit(0 if _trace.verdict_of(*res) in ("pass", "holds") else 1)
     if as_json:
-        info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
+        info = {"mode": "mechanism-file", "mechanism_file": job.spec,
                 "kind": "search" if search else "audit", **res.to_dict(),
                 "user_code": None if report is None else report.to_dict()}
         print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
     else:
-        print_file_result(job, res, seed, alpha, report)
+        print_file_result(job, res, job.seed, alpha, report)
     raise typer.Exit(0 if res.passed else 1)
