@@ -335,9 +335,10 @@ def _reproduce(mechanism, d, d_prime, eps, delta, seed, **sizes) -> str:
 
 
 def _check_claim(eps, delta) -> tuple[float, float]:
-    from verification.audit.fixed.mechanism import check_claim
+    from verification.audit.values import check_claim
 
-    return check_claim(eps, delta)
+    claim = check_claim(eps, delta)
+    return claim.epsilon, claim.delta
 
 
 def assert_follows(sampler, reference, *, max_samples: int | None = None,

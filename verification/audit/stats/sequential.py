@@ -66,8 +66,9 @@ from .. import guard
 from ..draws import SEQUENTIAL, Draws, root_seed
 from ..events import Event
 from ..events.select import LEARNERS, Sample, choose_event
-from ..fixed.mechanism import check_claim, check_learners
+from ..fixed.mechanism import check_learners
 from ..neighbours import check_pair
+from ..values import check_claim
 from . import log_ratio_bound
 from .hockey import LAMBDA_CAP, kelly_fraction
 
@@ -229,7 +230,8 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     :func:`verification.audit.audit_mechanism`."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    eps, dlt = claim.epsilon, claim.delta
     max_samples, first = _check_budget(max_samples, first)
     alpha = check_level("alpha", alpha)
     learners = check_learners(learners)

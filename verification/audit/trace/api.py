@@ -47,8 +47,8 @@ from privtools.validation import check_int, to_fraction
 from .. import guard
 from ..draws import root_seed
 from ..events import Column, Event, Value
-from ..fixed.mechanism import check_claim
 from ..neighbours import check_pair
+from ..values import check_claim
 from . import certify
 from .certify import qtext as _q
 from .certify.releases import coefs as _coefs
@@ -586,7 +586,8 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    eps, dlt = claim.epsilon, claim.delta
     declared = _check_declared(declared)
     modulus = _check_modulus(modulus)
     if arithmetic not in ARITHMETIC:

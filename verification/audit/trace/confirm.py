@@ -14,8 +14,9 @@ from privtools.validation import check_int, check_level
 
 from .. import guard
 from ..draws import TEST, Draws, root_seed
-from ..fixed.mechanism import MechanismAudit, _verdict, check_claim
+from ..fixed.mechanism import MechanismAudit, _verdict
 from ..neighbours import check_pair
+from ..values import AuditBudget, check_claim
 
 __all__ = ["confirm"]
 
@@ -33,7 +34,8 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
     the trace."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    dlt = claim.delta
     candidates = tuple(candidates)
     if not candidates:
         raise ParameterError("candidates must hold at least one event (the trace proposed "
@@ -45,6 +47,7 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
     wrapped = guard.wrap(mechanism, "mechanism")
     k = len(candidates)
     level = alpha / k
+    budget = AuditBudget(n_samples=n_samples, n_train=0, alpha=alpha)
 
     def work(tick):
         best = None
@@ -65,10 +68,8 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
                     kq=counts[1],
                     n_fav=ns[0],
                     n_other=ns[1],
-                    n_samples=n_samples,
-                    eps_claim=eps,
-                    delta=dlt,
-                    alpha=alpha,
+                    claim=claim,
+                    budget=budget,
                     event=ev,
                     seed=seed,
                     otype="traced",
