@@ -122,7 +122,7 @@ class Finding:
                 "target": self.target, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanCheck:
     """The exact verification of a :class:`Plan`.
 

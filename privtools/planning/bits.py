@@ -105,7 +105,7 @@ class SdHeuristic:
         return ends(self.failure)[1] <= _mpf(self.p)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FewestBits:
     """The certified plan with the smallest modulus found (see :func:`fewest_bits`).
 

@@ -122,7 +122,7 @@ def _sh_local(e: float, s: float, n):
     return 2.0 * math.sqrt(2.0 * n) / e + math.sqrt(2.0) / e, 2.0 * math.sqrt(2.0) / e
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Deployment:
     """One deployment of paper 000 (module docstring), as data.
 

@@ -50,7 +50,7 @@ def _bits(m: int | None) -> int | None:
     return None if m is None else (m - 1).bit_length()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     """Parameters of one batch of the private-bandit protocol of paper 000, ready to deploy.
 

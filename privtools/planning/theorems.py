@@ -41,7 +41,7 @@ __all__ = ["TheoremParams", "theorem_params", "view_params", "ceil_sqrt", "THEOR
 THEOREMS = tuple(d.theorem for d in DEPLOYMENTS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TheoremParams:
     """Exact parameters of one batch under a theorem of paper 000."""
 

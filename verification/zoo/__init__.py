@@ -158,7 +158,7 @@ RELATIONS = PATTERN_RELATIONS
 STATDP_EPSILONS = (0.2, 0.7, 1.5)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ZooMechanism:
     """One benchmark mechanism with its claim and ground truth (see the module docstring)."""
 

@@ -61,7 +61,7 @@ _SOURCE = ("Wang, Xiang, Cheng, Ji, Sun, Wang, \"Curator attack: when blackbox d
            "privacy auditing loses its power\", CCS 2024 (arXiv:2411.16516)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CuratorMechanism:
     """One curator mechanism with its claim and exact privacy (see the module doc).
 

@@ -52,7 +52,7 @@ from ..values import AuditBudget, Claim, check_claim
 __all__ = ["MechanismAudit", "audit_mechanism", "check_claim", "default_train"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MechanismAudit:
     """Outcome of :func:`audit_mechanism`.
 
@@ -164,23 +164,25 @@ def _verdict(kp, kq, n_fav, n_other, *, claim: Claim, budget: AuditBudget, event
     p_value = min(1.0, p_raw * alpha / level)
     counts = {"count_favoured": kp, "count_other": kq, "n_favoured": n_fav,
               "n_other": n_other, "n_test": n_test, **interval}
-    args = (eps_claim, delta, eps_lower, est, eps_max, p_value, alpha, n_samples, event,
-            counts)
-    extra = dict(seed=seed, output_type=otype, selection=selection)
+    common = dict(epsilon=eps_claim, delta=delta, epsilon_lower=eps_lower,
+                  epsilon_estimate=est, epsilon_max_detectable=eps_max, p_value=p_value,
+                  alpha=alpha, n_samples=n_samples, event=event, counts=counts, seed=seed,
+                  output_type=otype, selection=selection)
     if event is None:
-        return MechanismAudit(False, "inconclusive", *args,
+        return MechanismAudit(passed=False, verdict="inconclusive",
                               reason="no candidate event: the outputs gave nothing to "
-                              "compare", **extra)
+                              "compare", **common)
     if eps_max <= eps_claim:
-        return MechanismAudit(False, "inconclusive", *args,
+        return MechanismAudit(passed=False, verdict="inconclusive",
                               reason=(f"{n_test} test draws per dataset can certify at most "
                                       f"ε = {eps_max:.3g} at confidence {1 - alpha:g}; "
-                                      "use more samples"), **extra)
+                                      "use more samples"), **common)
     # δ > 0: the test at the claim decides (ε_lower is then at least the claim)
     passed = eps_lower <= eps_claim if rejected is None else not rejected
     reason = "" if passed else (f"the event '{event.describe()}' holds in {kp} of {n_fav} "
                                 f"draws on one dataset and {kq} of {n_other} on the other")
-    return MechanismAudit(passed, "pass" if passed else "fail", *args, reason=reason, **extra)
+    return MechanismAudit(passed=passed, verdict="pass" if passed else "fail", reason=reason,
+                          **common)
 
 
 def run_audit(draws: Draws, d, d_prime, claim: Claim, budget: AuditBudget, *,

@@ -41,7 +41,7 @@ __all__ = ["Counterexample", "Candidate", "confirm", "confirm_pair", "describe",
            "pattern_bases", "pair_key", "from_strategy", "derived_seed", "jsonable"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Counterexample:
     """Outcome of a counterexample search: the pair, the witnessing event and the
     confirmation audit on fresh draws. ``seed`` repeats the whole search (``rng=seed``).
