@@ -32,7 +32,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from privtools.cli.jobs import FileJob
 from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
-from privtools.cli.trace import TRACE_OPTIONS
+from privtools.cli.trace import (
+    TRACE_OPTIONS,
+    check_trace_options,
+    check_trace_values,
+    run_plan_trace,
+    traced,
+)
 from privtools.errors import ParameterError
 
 console = Console(stderr=True)
@@ -182,8 +188,6 @@ def audit(
 
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
-        from privtools.cli.trace import check_trace_values
-
         traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
         job = _file_job(
             spec=mechanism_file,
@@ -216,8 +220,6 @@ def audit(
 
             pm = protocol_mechanism(mechanism, epsilon, n, horizon=horizon, s=s, delta=delta)
             if trace:
-                from privtools.cli.trace import run_plan_trace
-
                 run_plan_trace(mechanism, pm, seed, as_json)        # exits 0 or 1
             bar, tick = _progress_bar(2 * samples, as_json)
             if bar:
@@ -528,7 +530,6 @@ def _file_job(*, spec, epsilon, delta, d, d_prime, datasets, neighbours, budget,
     when --neighbours is given, the files located, the trace's mode (``traced``: from
     :func:`~privtools.cli.trace.check_trace_values`) — before the user's code runs."""
     from privtools.cli import checks
-    from privtools.cli.trace import check_trace_options
     from privtools.neighbours import RELATIONS
     from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
     from verification.audit.neighbours import check_pair
@@ -610,8 +611,6 @@ def _file_work(job: FileJob):
                     search_learners=("logistic",) if "logistic" in learners else learners[:1],
                     bits=job.bits)
             if job.trace != "off":
-                from privtools.cli.trace import traced
-
                 return traced(mechanism, job, features, executor, tick)
             return audit_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.samples,
                                    job.seed, job.delta, job.alpha, features=features,
