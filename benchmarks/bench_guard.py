@@ -41,6 +41,7 @@ from _bench import bench_args, emit, print_table  # noqa: E402
 from verification.audit import audit_mechanism  # noqa: E402
 from verification.audit.draws import Draws  # noqa: E402
 from verification.audit.fixed.mechanism import default_train, run_audit  # noqa: E402
+from verification.audit.values import AuditBudget, Claim  # noqa: E402
 
 D, D_PRIME, EPSILON, SEED = [1, 2, 3], [1, 2, 4], 1.0, 11
 HIST_D, HIST_D_PRIME = [0, 0, 1], [0, 1, 1]
@@ -67,7 +68,8 @@ def guarded(name, n):
 def unguarded(name, n):
     fn, d, dp = MECHANISMS[name]
     with Draws(fn, SEED) as draws:
-        return run_audit(draws, d, dp, EPSILON, 0.0, n, default_train(n), 0.01)
+        return run_audit(draws, d, dp, Claim(EPSILON, 0.0),
+                         AuditBudget(n_samples=n, n_train=default_train(n), alpha=0.01))
 
 
 def _fresh(path: str, name: str, n: int) -> float:

@@ -584,8 +584,9 @@ def _isolated_run(work, timeout, total_timeout, progress, on_start, what, shared
         _child(work, writer, reader, mon, out_f.fileno(), err_f.fileno(), shared, blocked,
                parent)
     try:
-        return _watch(pid, reader, writer, mon, out_f, err_f, timeout, total_timeout,
-                      progress, on_start, what, shared)
+        return _watch(pid=pid, reader=reader, writer=writer, mon=mon, out_f=out_f, err_f=err_f,
+                      timeout=timeout, total_timeout=total_timeout, progress=progress,
+                      on_start=on_start, what=what, shared=shared)
     finally:
         _LIVE.discard(pid)
 

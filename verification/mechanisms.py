@@ -65,13 +65,15 @@ def _approx_claim(plan, delta: float) -> tuple[float, str]:
         SkellamEvent,
     )
 
-    if plan.privacy == "rdp":
-        event = SkellamEvent(var=plan.total_noise.variance, sensitivity=plan.g)
-        how = "Lemma 3 (000) RDP curve of Sk(0, g²/ε²)"
-    else:
-        event = DiscreteGaussianSumEvent(n=plan.n, sigma2=plan.share.sigma2,
-                                         sensitivity=plan.g, exact=True)
-        how = "exact RDP curve of the n-fold N_Z sum"
+    by_check = {   # the RDP curve of the view, by the check of the plan's kind
+        "RDP": (lambda: SkellamEvent(var=plan.total_noise.variance, sensitivity=plan.g),
+                "Lemma 3 (000) RDP curve of Sk(0, g²/ε²)"),
+        "CDP": (lambda: DiscreteGaussianSumEvent(n=plan.n, sigma2=plan.share.sigma2,
+                                                 sensitivity=plan.g, exact=True),
+                "exact RDP curve of the n-fold N_Z sum"),
+    }
+    make, how = by_check[plan.kind.check]
+    event = make()
     eps = float(RdpAccountant().compose(event).epsilon(delta).epsilon)
     return eps, f"{how}, Lemma 10 (000) at δ = {delta:g}"
 

@@ -81,6 +81,7 @@ from privtools.planning import (
     Plan,
     guarantee,
     plan_certificate,
+    privacy_kind,
     show_up,
     theorem_params,
     total_noise_tail,
@@ -92,8 +93,8 @@ from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 __all__ = ["Finding", "PlanCheck", "verify_plan", "laplace_wrapped_llr", "RDP_ORDERS",
            "CDP_ORDERS", "INFO", "PLD_CONVERSION_VAR"]
 
-RDP_ORDERS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256)
-CDP_ORDERS = (2, 4, 8, 16, 32)
+RDP_ORDERS = privacy_kind("rdp").orders
+CDP_ORDERS = privacy_kind("cdp").orders
 # Largest total Skellam variance whose Rényi curve is tabulated (about 2 s for RDP_ORDERS).
 EXACT_SKELLAM_VAR = 2 * 10**6
 # Largest modulus whose mod-m view is tabulated (claims engine) for cross-checks / CDP.
@@ -121,7 +122,7 @@ class Finding:
                 "target": self.target, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanCheck:
     """The exact verification of a :class:`Plan`.
 
@@ -390,7 +391,8 @@ def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var, deciding: boo
     return findings, tuple(rows), method, eps_dp, eps_t
 
 
-def _cdp(plan: Plan, dps: int, orders, delta: Fraction, deciding: bool = True):
+def _cdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var=None, deciding: bool = True):
+    """(``exact_var`` is the RDP check's: the CDP view is tabulated by its modulus.)"""
     from privtools.accounting import cdp_to_dp, discrete_gaussian_sum_cdp
 
     from .claims import gaussian_sum_view_renyi
@@ -535,7 +537,7 @@ def _conversion(plan: Plan, delta: Fraction):
     except CertificationError:
         return None, None
     lo, hi = _intervals.ends(cert.interval)
-    theorem = "Theorem 2's RDP" if plan.privacy == "rdp" else "Theorem 4's CDP"
+    theorem = plan.kind.parameter
     return Finding("(ε, δ)-DP, certified", INFO, f"ε({float(delta):.3g}) in {_fmt_iv(lo, hi)}",
                    f"not ε = {plan.epsilon}: that is {theorem} parameter",
                    "PldAccountant on the plan's view (two-sided certified); plan with a δ "
@@ -546,10 +548,9 @@ def _question(plan: Plan) -> str:
     """What the plan must certify for "PLAN PASSES", in words (no figures)."""
     utility = (f"the analyzer's output is within τ/g of Σx̂/g except w.p. <= "
                f"{plan.failure_probability}")
-    if plan.delta is not None or plan.privacy == "pure-dp":
+    if plan.delta is not None or plan.kind.pure:
         return f"{guarantee(dataclasses.replace(plan, certified_epsilon=None))}; and {utility}"
-    what = ("meets Theorem 2's RDP curve ε̂(α)" if plan.privacy == "rdp" else
-            "meets Theorem 4's ½ε̂²-CDP (ε̂ of Lemma 4 at the theorem's g)")
+    what = plan.kind.curve
     return f"the batch view {what} for ε = {plan.epsilon}; and {utility}"
 
 
@@ -557,15 +558,14 @@ def _answer(plan: Plan, claim: str, delta: Fraction, cert, eps_dp) -> str:
     """What "PLAN PASSES" certifies, in words."""
     utility = (f"the analyzer's output is within τ/g of Σx̂/g except w.p. <= "
                f"{plan.failure_probability}")
-    if plan.delta is not None or plan.privacy == "pure-dp":
+    if plan.delta is not None or plan.kind.pure:
         return f"{claim}; and {utility}"
     if cert is not None:
         conv, how = ends(cert.interval)[1], "PLD accountant"
     else:
         conv, how = eps_dp, "Lemma 10 of the certified curve"
     that = f"({show_up(conv)}, {float(delta):.3g})-DP by the {how}"
-    what = ("meets Theorem 2's RDP curve ε̂(α)" if plan.privacy == "rdp" else
-            "meets Theorem 4's ½ε̂²-CDP (ε̂ of Lemma 4 at the theorem's g)")
+    what = plan.kind.curve
     return (f"the batch view {what} for ε = {plan.epsilon} (not ({plan.epsilon}, δ)-DP: that "
             f"is {that}; use --delta to calibrate to (ε, δ)); and {utility}")
 
@@ -592,6 +592,7 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
         if not orders:
             raise ParameterError("orders must be non-empty")
     t0 = time.perf_counter()
+    kind = plan.kind
     eps_iv = wrapped = None
     rows: tuple = ()
     eps_dp = eps_dp_t = None
@@ -609,15 +610,12 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
                              f"ε <= {plan.epsilon} at δ = {float(plan.delta):.3g}", str(exc))]
             claim = guarantee(dataclasses.replace(plan, certified_epsilon=None))
     try:
-        if plan.privacy == "pure-dp":
+        if kind.pure:
             findings, eps_iv, wrapped, method = _pure(plan, dps, not calibrated)
-        elif plan.privacy == "rdp":
-            findings, rows, method, eps_dp, eps_dp_t = _rdp(plan, dps, orders or RDP_ORDERS,
-                                                            dl, exact_skellam_var,
-                                                            not calibrated)
-        else:
-            findings, rows, method, eps_dp, eps_dp_t = _cdp(plan, dps, orders or CDP_ORDERS,
-                                                            dl, not calibrated)
+        else:   # the Rényi check of the kind (PrivacyKind.check) decides
+            renyi = {"RDP": _rdp, "CDP": _cdp}[kind.check]
+            findings, rows, method, eps_dp, eps_dp_t = renyi(
+                plan, dps, orders or kind.orders, dl, exact_skellam_var, not calibrated)
     except CertificationError as exc:
         method = "not certified"
         # without a δ these rows decide: inconclusive, never a pass; with one, info
@@ -626,7 +624,7 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
                             INCONCLUSIVE if not calibrated else INFO, "not certified",
                             f"ε = {plan.epsilon}", str(exc))]
     findings = first + list(findings)
-    if not calibrated and plan.privacy != "pure-dp":
+    if not calibrated and kind.needs_delta:
         extra, cert = _conversion(plan, dl)
         if extra is not None:
             findings.append(extra)
@@ -641,7 +639,7 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
         why = f"{f.name} {f.status}: {f.value} vs target {f.target}"
         claim_line = (f"NOT CERTIFIED ({why}): the plan claims "
                       f"{guarantee(dataclasses.replace(plan, certified_epsilon=None))}"
-                      if calibrated or plan.privacy == "pure-dp" else
+                      if calibrated or kind.pure else
                       f"NOT CERTIFIED ({why}): {claim}")
     else:
         claim_line = claim
@@ -649,9 +647,24 @@ def verify_plan(plan: Plan, dps: int = 20, delta=None, orders=None,
     findings = list(findings) + util
     findings.append(Finding("bits per user", INFO, str(plan.bits), "-",
                             f"⌈log₂ m⌉ with m = {plan.m}"))
-    return PlanCheck(plan, tuple(findings), eps_iv, wrapped, rows, method, eps_dp,
-                     None if eps_dp is None else float(dl), eps_dp_t, tail, failure,
-                     plan.tail_method, plan.bits, time.perf_counter() - t0,
-                     None if cert is None else cert.interval,
-                     None if cert is None else cert.delta,
-                     claim_line, _answer(plan, claim, dl, cert, eps_dp), _question(plan))
+    return PlanCheck(
+        plan=plan,
+        findings=tuple(findings),
+        epsilon=eps_iv,
+        llr_wrapped=wrapped,
+        renyi=rows,
+        privacy_method=method,
+        dp_epsilon=eps_dp,
+        dp_delta=None if eps_dp is None else float(dl),
+        dp_epsilon_target=eps_dp_t,
+        tail=tail,
+        failure=failure,
+        tail_method=plan.tail_method,
+        bits=plan.bits,
+        seconds=time.perf_counter() - t0,
+        certified_epsilon=None if cert is None else cert.interval,
+        certified_delta=None if cert is None else cert.delta,
+        guarantee=claim_line,
+        answer=_answer(plan, claim, dl, cert, eps_dp),
+        question=_question(plan),
+    )

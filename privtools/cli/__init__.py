@@ -257,12 +257,8 @@ def _plan_table(pl, exact_pl) -> Table:
     t.add_column("value")
     if pl.delta is not None:
         target = ("target (ε, δ)", f"({pl.epsilon}, {float(pl.delta):.3g})")
-    elif pl.privacy == "rdp":
-        target = ("ε (Theorem 2's RDP parameter)", str(pl.epsilon))
-    elif pl.privacy == "cdp":
-        target = ("ε (Theorem 4's CDP parameter)", str(pl.epsilon))
     else:
-        target = ("ε", str(pl.epsilon))
+        target = (pl.kind.parameter_label, str(pl.epsilon))
     rows = [target, ("n", str(pl.n)), ("T (horizon)", str(pl.horizon)),
             ("p (failure per batch)", str(pl.p))]
     if pl.s is not None:
@@ -443,7 +439,7 @@ def plan_command(
     the exact privacy of the planned view and the exact probability that the analyzer's output
     is off by more than τ/g. A plan that misses its target is flagged in red and the command
     exits with status 1. With --g/--tau/--m it checks your own parameter choices."""
-    from privtools.planning import guarantee, with_parameters
+    from privtools.planning import APPROXIMATE_PLANS, KINDS, guarantee, with_parameters
     from privtools.planning import plan as make_plan
     from verification.plan_check import verify_plan
 
@@ -465,22 +461,25 @@ def plan_command(
         if delta is None:
             raise ParameterError("--pool needs --delta (the participation profile fails with a "
                                  "small probability that δ must cover)")
-    if privacy == "pure-dp" and not returning:
-        checks.refuse(checks.given("delta"), "applies to rdp and cdp plans only (a pure-dp "
+    kind = KINDS.get(privacy)      # None for another name: plan() refuses it below
+    if kind is not None and kind.pure and not returning:
+        checks.refuse(checks.given("delta"), f"applies to {APPROXIMATE_PLANS} only (a {privacy} "
                       "plan has δ = 0), or with --participations / --pool")
     if tail == "bound" and not compare and not verify:
         checks.refuse(checks.given("dps"), "sets the digits of the exact tail and verification: "
                       "it does nothing with --tail bound --no-compare --no-verify")
     checks.int_range("dps", dps, 5, MAX_PLAN_DPS)
-    _check_plan_limits(epsilon, n, horizon, s, c, p, delta, g, tau, m)
+    _check_plan_limits(
+        epsilon=epsilon, n=n, horizon=horizon, s=s, c=c, p=p, delta=delta, g=g, tau=tau, m=m
+    )
     with checks.naming():
-        if privacy == "rdp" and (tail == "exact" or compare or verify):
+        if kind is not None and kind.costly and (tail == "exact" or compare or verify):
             _check_rdp_cost(epsilon, n, s, g if verify else None, verify)
         kwargs = dict(privacy=privacy, epsilon=epsilon, n=n, horizon=horizon, s=s,
                       trust=trust, secure=secure, p=p, c=c, dps=dps)
         if returning:
-            if delta is None and privacy != "pure-dp":
-                raise ParameterError("--participations needs --delta for rdp and cdp plans")
+            if delta is None and (kind is None or kind.needs_delta):
+                raise ParameterError(f"--participations needs --delta for {APPROXIMATE_PLANS}")
             kwargs.update(participations=participations, pool=pool,
                           delta=None if delta is None else checks.number("delta", delta,
                                                                          positive=True))

@@ -30,8 +30,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from privtools.cli.jobs import FileJob
 from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
-from privtools.cli.trace import TRACE_OPTIONS
+from privtools.cli.trace import (
+    TRACE_OPTIONS,
+    check_trace_options,
+    check_trace_values,
+    run_plan_trace,
+    traced,
+)
 from privtools.errors import ParameterError
 
 console = Console(stderr=True)
@@ -181,14 +188,29 @@ def audit(
 
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
-        from privtools.cli.trace import check_trace_options, check_trace_values
-
         traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
-        job = _file_job(mechanism_file, epsilon, delta, d, d_prime, datasets, neighbours,
-                        budget, features, learners, workers, samples, bits, timeout,
-                        total_timeout)
-        check_trace_options(job, traced)
-        _run_file_job(job, alpha, seed, stop_early, as_json)  # exits 0 (pass) or 1
+        job = _file_job(
+            spec=mechanism_file,
+            epsilon=epsilon,
+            delta=delta,
+            d=d,
+            d_prime=d_prime,
+            datasets=datasets,
+            neighbours=neighbours,
+            budget=budget,
+            features=features,
+            learners=learners,
+            workers=workers,
+            samples=samples,
+            bits=bits,
+            timeout=timeout,
+            total_timeout=total_timeout,
+            traced=traced,
+            alpha=alpha,
+            seed=seed,
+            stop_early=stop_early,
+        )
+        _run_file_job(job, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta
 
@@ -198,8 +220,6 @@ def audit(
 
             pm = protocol_mechanism(mechanism, epsilon, n, horizon=horizon, s=s, delta=delta)
             if trace:
-                from privtools.cli.trace import run_plan_trace
-
                 run_plan_trace(mechanism, pm, seed, as_json)        # exits 0 or 1
             bar, tick = _progress_bar(2 * samples, as_json)
             if bar:
@@ -503,11 +523,12 @@ def _search_data(d, datasets, neighbours: str) -> list:
     return data
 
 
-def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
-              learners, workers, samples, bits=False, timeout=None,
-              total_timeout=None) -> dict:
+def _file_job(*, spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, features,
+              learners, workers, samples, traced, alpha, seed, stop_early=False, bits=False,
+              timeout=None, total_timeout=None) -> FileJob:
     """Every option of a --mechanism-file audit checked — the pair against the relation
-    when --neighbours is given, the files located — before the user's code runs."""
+    when --neighbours is given, the files located, the trace's mode (``traced``: from
+    :func:`~privtools.cli.trace.check_trace_values`) — before the user's code runs."""
     from privtools.cli import checks
     from privtools.neighbours import RELATIONS
     from privtools.usercode import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
@@ -563,10 +584,11 @@ def _file_job(spec, epsilon, delta, d, d_prime, datasets, neighbours, budget, fe
         for option, text in files:
             check(option, text)
     job["features_spec"] = features
-    return job
+    job.update(check_trace_options(job["search"], traced))
+    return FileJob(alpha=alpha, seed=seed, stop_early=stop_early, **job)
 
 
-def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
+def _file_work(job: FileJob):
     """The work of a --mechanism-file job, run inside the guard: the user's file(s) run,
     then the audit or search (its worker processes started here, inside the guard)."""
     from concurrent.futures import ProcessPoolExecutor
@@ -574,37 +596,33 @@ def _file_work(job: dict, alpha: float, seed: int, stop_early: bool):
     from verification.audit import audit_mechanism, search_counterexample
 
     def work(tick):
-        mechanism = load_function("--mechanism-file", job["spec"], 3,
+        mechanism = load_function("--mechanism-file", job.spec, 3,
                                   "FUNCTION(dataset, size, rng)")
-        features = None if job["features_spec"] is None else load_function(
-            "--features", job["features_spec"], 1, "FUNCTION(outputs)")
-        learners = job["learners"]
-        executor = ProcessPoolExecutor(job["workers"]) if job["workers"] > 1 else None
+        features = None if job.features_spec is None else load_function(
+            "--features", job.features_spec, 1, "FUNCTION(outputs)")
+        learners = job.learners
+        executor = ProcessPoolExecutor(job.workers) if job.workers > 1 else None
         try:
-            if job["search"]:
+            if job.search:
                 return search_counterexample(
-                    mechanism, job["epsilon"], job["data"], job["neighbours"],
-                    job["delta"], job["budget"], seed, alpha, n_confirm=job["samples"],
-                    max_datasets=len(job["data"]), features=features,
-                    learners=learners, executor=executor, progress=tick,
+                    mechanism, job.epsilon, job.data, job.neighbours, job.delta, job.budget,
+                    job.seed, job.alpha, n_confirm=job.samples, max_datasets=len(job.data),
+                    features=features, learners=learners, executor=executor, progress=tick,
                     search_learners=("logistic",) if "logistic" in learners else learners[:1],
-                    bits=job["bits"])
-            if job.get("trace", "off") != "off":
-                from privtools.cli.trace import traced
-
-                return traced(mechanism, job, alpha, seed, features, learners, executor,
-                              tick, job["bits"])
-            return audit_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"],
-                                   job["samples"], seed, job["delta"], alpha,
-                                   features=features, learners=learners, executor=executor,
-                                   stop_early=stop_early, progress=tick, bits=job["bits"])
+                    bits=job.bits)
+            if job.trace != "off":
+                return traced(mechanism, job, features, executor, tick)
+            return audit_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.samples,
+                                   job.seed, job.delta, job.alpha, features=features,
+                                   learners=learners, executor=executor,
+                                   stop_early=job.stop_early, progress=tick, bits=job.bits)
         finally:
             if executor is not None:
                 executor.shutdown(cancel_futures=True)
     return work
 
 
-def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json: bool):
+def _run_file_job(job: FileJob, as_json: bool):
     """Run the audit or search of a --mechanism-file job behind the guard of the user's
     code (:func:`privtools.usercode.guarded`), print it, exit 0 (pass) or 1. The user's
     code exiting, crashing, raising or hanging raises UserCodeError (exit 2), never a
@@ -612,8 +630,8 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
     from privtools.cli import checks
     from privtools.usercode import guarded
 
-    search = job["search"]
-    total = job["budget"] + 2 * job["samples"] if search else 2 * job["samples"]
+    search, alpha = job.search, job.alpha
+    total = job.budget + 2 * job.samples if search else 2 * job.samples
     names = {"mechanism": "--mechanism-file", "features": "--features",
              "n_samples": "--samples", "n_confirm": "--samples", "datasets": "--datasets",
              "neighbours": "--neighbours", "budget": "--budget", "learners": "--learners",
@@ -629,8 +647,8 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
                 bar.update(task, total=t.completed)
     try:
         with checks.naming(names):
-            res, report = guarded(_file_work(job, alpha, seed, stop_early),
-                                  timeout=job["timeout"], total_timeout=job["total_timeout"],
+            res, report = guarded(_file_work(job),
+                                  timeout=job.timeout, total_timeout=job.total_timeout,
                                   progress=tick, on_start=bar.start if bar else None,
                                   what="the search" if search else "the audit")
     finally:
@@ -644,13 +662,13 @@ def _run_file_job(job: dict, alpha: float, seed: int, stop_early: bool, as_json:
                              allow_nan=False, default=str))
         else:
             level = alpha / 2 if res[1] is not None else alpha
-            _trace.print_trace(*res, job, seed, level, report, print_file_result)
+            _trace.print_trace(*res, job, job.seed, level, report, print_file_result)
         raise typer.Exit(0 if _trace.verdict_of(*res) in ("pass", "holds") else 1)
     if as_json:
-        info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
+        info = {"mode": "mechanism-file", "mechanism_file": job.spec,
                 "kind": "search" if search else "audit", **res.to_dict(),
                 "user_code": None if report is None else report.to_dict()}
         print(json.dumps(plain(info), indent=2, allow_nan=False, default=str))
     else:
-        print_file_result(job, res, seed, alpha, report)
+        print_file_result(job, res, job.seed, alpha, report)
     raise typer.Exit(0 if res.passed else 1)

@@ -14,23 +14,24 @@ def _verdict_line(verdict: str, text: str) -> str:
     return f"[bold {colour}]{verdict.upper()}[/bold {colour}] {text}"
 
 
-def print_file_result(job: dict, res, seed: int, alpha: float, report=None) -> None:
+def print_file_result(job, res, seed: int, alpha: float, report=None) -> None:
+    """Print the sampled audit or search of ``job`` (a :class:`~privtools.cli.jobs.FileJob`)."""
     from rich.markup import escape
 
     out = Console()
-    audit = res.audit if job["search"] else res
-    claim = f"ε = {job['epsilon']:g}" + (f", δ = {job['delta']:g}" if job["delta"] else "")
+    audit = res.audit if job.search else res
+    claim = f"ε = {job.epsilon:g}" + (f", δ = {job.delta:g}" if job.delta else "")
     c = audit.counts
     tested = _tested(c)
-    kind = audit.output_type + (" (with events on their float bits)" if job["bits"] else "")
-    if job["search"]:
-        out.print(escape(f"{job['spec']}: search over {res.pairs} {job['neighbours']} pairs "
-                         f"of {len(job['data'])} dataset(s); claim {claim}"))
+    kind = audit.output_type + (" (with events on their float bits)" if job.bits else "")
+    if job.search:
+        out.print(escape(f"{job.spec}: search over {res.pairs} {job.neighbours} pairs "
+                         f"of {len(job.data)} dataset(s); claim {claim}"))
         out.print(escape(f"{res.search_draws:,} draws chose the pair and the event; {tested} "
                          f"fresh draws tested it; outputs: {kind}"))
     else:
-        out.print(escape(f"{job['spec']}: d = {_short(job['d'])}, d' = "
-                         f"{_short(job['d_prime'])}; claim {claim}"))
+        out.print(escape(f"{job.spec}: d = {_short(job.d)}, d' = "
+                         f"{_short(job.d_prime)}; claim {claim}"))
         out.print(escape(f"{audit.n_samples:,} draws per dataset: "
                          f"{audit.selection.get('n_train', 0):,} chose the event, {tested} "
                          f"fresh draws tested it; outputs: {kind}"))
@@ -38,7 +39,7 @@ def print_file_result(job: dict, res, seed: int, alpha: float, report=None) -> N
     text = (f"ε ≥ {res.epsilon_lower:.4g} with confidence {1 - alpha:g} (claim {claim}; "
             f"{p_value})")
     out.print(_verdict_line(res.verdict, escape(text)))
-    if job["search"]:
+    if job.search:
         out.print(escape(f"pair: d = {_short(res.d)}, d' = {_short(res.d_prime)}"))
     event = audit.event
     if event is not None:

@@ -43,44 +43,45 @@ def check_trace_values(trace: bool, no_trace: bool, declared, modulus,
     return out
 
 
-def check_trace_options(job: dict, values: dict) -> None:
-    """The trace's mode of a --mechanism-file job (values from :func:`check_trace_values`)."""
+def check_trace_options(search: bool, values: dict) -> dict:
+    """The trace's fields of a --mechanism-file job — its mode ("first", "only", "off") and
+    options — from the values of :func:`check_trace_values`; ``search``: the job searches."""
     from privtools.cli import checks
 
-    if values["trace"] and job["search"]:
+    if values["trace"] and search:
         raise ParameterError("--trace traces one pair: give --d and --d-prime")
-    job["trace"] = "only" if values["trace"] else (
-        "off" if values["no_trace"] or job["search"] else "first")
-    if job["trace"] == "off":
+    mode = "only" if values["trace"] else ("off" if values["no_trace"] or search else "first")
+    if mode == "off":
         checks.refuse(checks.given("declared", "modulus", "arithmetic"),
                       "applies to the trace (one pair, without --no-trace) only")
-    job.update(declared=values["declared"], modulus=values["modulus"],
-               arithmetic=values["arithmetic"])
+    return {"trace": mode, "declared": values["declared"], "modulus": values["modulus"],
+            "arithmetic": values["arithmetic"]}
 
 
-def traced(mechanism, job: dict, alpha: float, seed: int, features, learners, executor, tick,
-           bits: bool):
-    """The pair's audit with the trace first: ``(trace, confirmation, audit)``; the later
-    two are None when the trace decided (or ran alone)."""
+def traced(mechanism, job, features, executor, tick):
+    """The pair's audit of ``job`` (a :class:`~privtools.cli.jobs.FileJob`) with the trace
+    first: ``(trace, confirmation, audit)``; the later two are None when the trace decided
+    (or ran alone)."""
     from verification.audit import audit_mechanism, confirm, trace_mechanism
 
-    tr = trace_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"], job["delta"],
-                         rng=seed, declared=job["declared"], modulus=job["modulus"],
-                         arithmetic=job["arithmetic"])
-    if job["trace"] == "only" or tr.verdict in ("fail", "holds"):
+    seed = job.seed
+    tr = trace_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.delta, rng=seed,
+                         declared=job.declared, modulus=job.modulus,
+                         arithmetic=job.arithmetic)
+    if job.trace == "only" or tr.verdict in ("fail", "holds"):
         return tr, None, None
-    level = alpha
+    level = job.alpha
     conf = None
     if tr.candidates:
-        level = alpha / 2
-        conf = confirm(mechanism, job["d"], job["d_prime"], job["epsilon"], tr.candidates,
-                       n_samples=max(1000, job["samples"] // 10), rng=seed,
-                       delta=job["delta"], alpha=level)
+        level = job.alpha / 2
+        conf = confirm(mechanism, job.d, job.d_prime, job.epsilon, tr.candidates,
+                       n_samples=max(1000, job.samples // 10), rng=seed, delta=job.delta,
+                       alpha=level)
         if conf.verdict == "fail":
             return tr, conf, None
-    res = audit_mechanism(mechanism, job["d"], job["d_prime"], job["epsilon"], job["samples"],
-                          seed, job["delta"], level, features=features, learners=learners,
-                          executor=executor, progress=tick, bits=bits)
+    res = audit_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.samples, seed,
+                          job.delta, level, features=features, learners=job.learners,
+                          executor=executor, progress=tick, bits=job.bits)
     return tr, conf, res
 
 
@@ -93,11 +94,11 @@ def verdict_of(tr, conf, res) -> str:
     return res.verdict
 
 
-def to_dict(job: dict, tr, conf, res, report) -> dict:
+def to_dict(job, tr, conf, res, report) -> dict:
     """JSON of a traced --mechanism-file audit: the sampled audit's fields at the top when
     it ran (as without the trace), the trace under ``"trace"``."""
     verdict = verdict_of(tr, conf, res)
-    info = {"mode": "mechanism-file", "mechanism_file": job["spec"],
+    info = {"mode": "mechanism-file", "mechanism_file": job.spec,
             "kind": "trace" if res is None and conf is None else "audit"}
     if res is not None:
         info.update(res.to_dict())
@@ -114,7 +115,7 @@ def to_dict(job: dict, tr, conf, res, report) -> dict:
     return info
 
 
-def print_trace(tr, conf, res, job: dict, seed: int, alpha: float, report, printer) -> None:
+def print_trace(tr, conf, res, job, seed: int, alpha: float, report, printer) -> None:
     """The trace's report, then the sampled part's (``printer``: the audit's printer)."""
     from rich.console import Console
     from rich.markup import escape
@@ -124,8 +125,8 @@ def print_trace(tr, conf, res, job: dict, seed: int, alpha: float, report, print
     out = Console()
     lines = tr.describe().splitlines()
     head = lines[0].split(" ", 1)
-    out.print(escape(f"{job['spec']}: d = {json.dumps(job['d'])}, d' = "
-                     f"{json.dumps(job['d_prime'])}"), soft_wrap=True)
+    out.print(escape(f"{job.spec}: d = {json.dumps(job.d)}, d' = "
+                     f"{json.dumps(job.d_prime)}"), soft_wrap=True)
     out.print(_verdict_line(tr.verdict, escape(head[1] if len(head) > 1 else "")),
               soft_wrap=True)
     for line in lines[1:]:

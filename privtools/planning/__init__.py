@@ -13,6 +13,8 @@
                                                            user's terms, and its certified ε(δ)
     DEPLOYMENTS, deployment(name)                          paper 000's six deployments as data
                                                            (every per-deployment fact, once)
+    KINDS, privacy_kind(name)                              the privacy kinds (pure-dp, rdp,
+                                                           cdp) as data (every per-kind fact)
 
 The certified tail engine (``exact_tau``, ``total_noise_tail``, ``ExactTau``) is
 :mod:`privtools.exact`'s and ``NoiseSum`` is :mod:`privtools.noise`'s: import them from there
@@ -36,6 +38,7 @@ from .deployments import (
     policy_name,
 )
 from .guarantee import guarantee, plan_certificate, plan_view, show_up
+from .kinds import APPROXIMATE_PLANS, KINDS, PrivacyKind, privacy_kind
 from .participation import batch_event, calibrate, per_user_epsilon, pool_participations
 from .plan import PRIVACY, SECURE, SUPPORTED, TAIL_MODES, TRUST, Plan, plan, with_parameters
 from .theorems import THEOREMS, TheoremParams, ceil_sqrt, theorem_params, view_params
@@ -48,4 +51,5 @@ __all__ = [
     "per_user_epsilon", "pool_participations", "fewest_bits", "FewestBits", "guarantee",
     "plan_certificate", "show_up", "Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment",
     "by_theorem", "by_key", "by_view", "by_policy", "policy_name", "view_params",
+    "PrivacyKind", "KINDS", "privacy_kind", "APPROXIMATE_PLANS",
 ]

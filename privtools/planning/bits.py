@@ -105,7 +105,7 @@ class SdHeuristic:
         return ends(self.failure)[1] <= _mpf(self.p)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FewestBits:
     """The certified plan with the smallest modulus found (see :func:`fewest_bits`).
 
@@ -266,7 +266,9 @@ def _certify(theorem: int, g: int, eb: Fraction, n: int, p: Fraction, delta: Fra
         lo, hi = fraction_bounds(eb)       # Lap_Z(g/ε_b) on sensitivity g: exactly ε_b-DP
         return interval(lo, hi)
     share, total, _ = _laws(theorem, g, eb, n)
-    prm = TheoremParams(theorem, eb, n, p, None, g, 0, 0, share, total)
+    prm = TheoremParams(
+        theorem=theorem, epsilon=eb, n=n, p=p, s=None, g=g, tau=0, m=0, share=share, noise=total
+    )
     return per_user_epsilon(prm, 1, delta, max_points=points).interval
 
 
@@ -444,8 +446,30 @@ def fewest_bits(privacy: str, epsilon, delta, n: int, horizon: int, failure=None
         tail_method="exact τ of the planned noise (fewest_bits)", tau_bound=None,
         tail_interval=tail, tail_interval_below=below, user_parameters=("g", "noise", "tau"),
         certified_epsilon=cert if dq > 0 else None)
-    return FewestBits(privacy, theorem, eps, dq, n, horizon, pf, accuracy, best.g,
-                      best.epsilon_batch, best.tau, best.m, share, exact_law, cert, tail,
-                      below, best.radius, error_radius(g0, tau_b, n, pf), paper,
-                      sd_heuristic(paper, 4, dps), tuple(cands), g_hi - g_lo + 1,
-                      (g_lo, g_hi), deployable)
+    return FewestBits(
+        privacy=privacy,
+        theorem=theorem,
+        epsilon=eps,
+        delta=dq,
+        n=n,
+        horizon=horizon,
+        p=pf,
+        accuracy=accuracy,
+        g=best.g,
+        epsilon_batch=best.epsilon_batch,
+        tau=best.tau,
+        m=best.m,
+        share=share,
+        total_noise=exact_law,
+        certified_epsilon=cert,
+        tail=tail,
+        tail_below=below,
+        radius=best.radius,
+        radius_paper=error_radius(g0, tau_b, n, pf),
+        paper=paper,
+        heuristic=sd_heuristic(paper, 4, dps),
+        candidates=tuple(cands),
+        screened=g_hi - g_lo + 1,
+        g_range=(g_lo, g_hi),
+        plan=deployable,
+    )

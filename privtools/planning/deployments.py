@@ -53,6 +53,8 @@ from privtools.noise import (
     Skellam,
 )
 
+from .kinds import PrivacyKind, privacy_kind
+
 __all__ = ["Deployment", "DEPLOYMENTS", "POLICY_ALIASES", "deployment", "by_theorem",
            "by_key", "by_view", "by_policy", "policy_name"]
 
@@ -131,7 +133,7 @@ def _sh_local(e: float, s: float, n):
     return 2.0 * math.sqrt(2.0 * n) / e + math.sqrt(2.0) / e, 2.0 * math.sqrt(2.0) / e
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Deployment:
     """One deployment of paper 000 (module docstring), as data.
 
@@ -193,7 +195,12 @@ class Deployment:
     @property
     def pure(self) -> bool:
         """Whether the deployment's claim is pure ε-DP (a finite ε with δ = 0)."""
-        return self.privacy == "pure-dp"
+        return self.kind.pure
+
+    @property
+    def kind(self) -> PrivacyKind:
+        """The privacy kind of the deployment's claim (:mod:`privtools.planning.kinds`)."""
+        return privacy_kind(self.privacy)
 
     @property
     def per_user_view(self) -> bool:
@@ -227,40 +234,126 @@ _SUM = "exact law of the sum of the n shares"
 
 #: Paper 000's deployments in the order of its theorems.
 DEPLOYMENTS: tuple[Deployment, ...] = (
-    Deployment(1, "dist-dp", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "secagg", _lap_z,
-       "shares", False, "closed", _SUM, _tau_fact2,
-       "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 1)", _sh_lap,
-       _event_lap_z, claim="each batch's server view is {eps}-DP for every user (ε exact, "
-       "Fact 2)"),
-    Deployment(2, "dist-rdp", "dist-rdp-se", "Dist-RDP-SE", "rdp", "distributed", "secagg",
-       _skellam, "shares", True, "closed", _SUM, _tau_prop1,
-       "bound: Proposition 1, τ = ⌈(2g/ε)√log(2/p) + √2 log(2/p)⌉ (Theorem 2)", _sh_skellam,
-       _event_skellam),
-    Deployment(3, "dist-shuffle", "dist-dp-se", "Dist-DP-SE", "pure-dp", "distributed", "shuffle",
-       _lap_z, "shares", False, "closed", _SUM, _tau_fact2,
-       "bound: Fact 2 tail of Lap_Z(g/ε'), τ = ⌈(g/ε') log(2/p')⌉ (Theorem 3)", _sh_lap,
-       _event_none, claim="each batch's server view is {eps}-DP for every user (ε' = "
-       "{eps_view} exact, plus 2ε̂ = {secure2} of the relaxed SecAgg, assumed; Theorem 3)",
-       view_fraction=Fraction(1, 2), secure_fraction=Fraction(1, 4),
-       noise_failure=Fraction(1, 2), loss_distribution=False),
-    Deployment(4, "dist-cdp", "dist-cdp-se", "Dist-CDP-SE", "cdp", "distributed", "secagg", _gauss,
-       "shares", True, "nominal",
-       "nominal: the true total is the n-fold sum of the shares, close to it (Lemma 4); "
-       "exact tails and privacy are computed on that sum", _tau_subgauss,
-       "bound: sub-Gaussian tail, τ = ⌈(g/ε)√(2 log(2/p))⌉ (Theorem 4)", _sh_gauss,
-       _event_gauss_sum),
-    Deployment(5, "central", "central-dp-se", "CDP-SE", "pure-dp", "central", "secagg", _lap_z,
-       "analyzer", False, "closed", "added once by the analyzer", _tau_fact2,
-       "bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 5)", _sh_lap,
-       _event_lap_z, claim="each batch's released sum is {eps}-DP for every user (ε exact, "
-       "Fact 2)"),
-    Deployment(6, "local", "ldp-se", "LDP-SE", "pure-dp", "local", "secagg", _lap_z, "user", False,
-       "sum", "exact law: each user adds Lap_Z(g/ε); no closed form for the sum",
-       _tau_lemma5,
-       "bound: Lemma 5 with the caller's c, τ = ⌈(cg/ε)√(2n log(2/p))⌉ (Theorem 6)",
-       _sh_local, _event_lap_z,
-       claim="each user's message is {eps}-DP (local trust; ε exact, Fact 2)", needs_c=True,
-       masked=False),
+    Deployment(
+        theorem=1,
+        view="dist-dp",
+        policy="dist-dp-se",
+        label="Dist-DP-SE",
+        privacy="pure-dp",
+        trust="distributed",
+        secure="secagg",
+        law=_lap_z,
+        site="shares",
+        scaled=False,
+        total="closed",
+        total_note=_SUM,
+        tau=_tau_fact2,
+        tau_text="bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 1)",
+        sigma_h=_sh_lap,
+        event=_event_lap_z,
+        claim="each batch's server view is {eps}-DP for every user (ε exact, Fact 2)",
+    ),
+    Deployment(
+        theorem=2,
+        view="dist-rdp",
+        policy="dist-rdp-se",
+        label="Dist-RDP-SE",
+        privacy="rdp",
+        trust="distributed",
+        secure="secagg",
+        law=_skellam,
+        site="shares",
+        scaled=True,
+        total="closed",
+        total_note=_SUM,
+        tau=_tau_prop1,
+        tau_text="bound: Proposition 1, τ = ⌈(2g/ε)√log(2/p) + √2 log(2/p)⌉ (Theorem 2)",
+        sigma_h=_sh_skellam,
+        event=_event_skellam,
+    ),
+    Deployment(
+        theorem=3,
+        view="dist-shuffle",
+        policy="dist-dp-se",
+        label="Dist-DP-SE",
+        privacy="pure-dp",
+        trust="distributed",
+        secure="shuffle",
+        law=_lap_z,
+        site="shares",
+        scaled=False,
+        total="closed",
+        total_note=_SUM,
+        tau=_tau_fact2,
+        tau_text="bound: Fact 2 tail of Lap_Z(g/ε'), τ = ⌈(g/ε') log(2/p')⌉ (Theorem 3)",
+        sigma_h=_sh_lap,
+        event=_event_none,
+        claim=("each batch's server view is {eps}-DP for every user (ε' = {eps_view} exact, "
+               "plus 2ε̂ = {secure2} of the relaxed SecAgg, assumed; Theorem 3)"),
+        view_fraction=Fraction(1, 2),
+        secure_fraction=Fraction(1, 4),
+        noise_failure=Fraction(1, 2),
+        loss_distribution=False,
+    ),
+    Deployment(
+        theorem=4,
+        view="dist-cdp",
+        policy="dist-cdp-se",
+        label="Dist-CDP-SE",
+        privacy="cdp",
+        trust="distributed",
+        secure="secagg",
+        law=_gauss,
+        site="shares",
+        scaled=True,
+        total="nominal",
+        total_note=("nominal: the true total is the n-fold sum of the shares, close to it "
+                    "(Lemma 4); exact tails and privacy are computed on that sum"),
+        tau=_tau_subgauss,
+        tau_text="bound: sub-Gaussian tail, τ = ⌈(g/ε)√(2 log(2/p))⌉ (Theorem 4)",
+        sigma_h=_sh_gauss,
+        event=_event_gauss_sum,
+    ),
+    Deployment(
+        theorem=5,
+        view="central",
+        policy="central-dp-se",
+        label="CDP-SE",
+        privacy="pure-dp",
+        trust="central",
+        secure="secagg",
+        law=_lap_z,
+        site="analyzer",
+        scaled=False,
+        total="closed",
+        total_note="added once by the analyzer",
+        tau=_tau_fact2,
+        tau_text="bound: Fact 2 tail of Lap_Z(g/ε), τ = ⌈(g/ε) log(2/p)⌉ (Theorem 5)",
+        sigma_h=_sh_lap,
+        event=_event_lap_z,
+        claim="each batch's released sum is {eps}-DP for every user (ε exact, Fact 2)",
+    ),
+    Deployment(
+        theorem=6,
+        view="local",
+        policy="ldp-se",
+        label="LDP-SE",
+        privacy="pure-dp",
+        trust="local",
+        secure="secagg",
+        law=_lap_z,
+        site="user",
+        scaled=False,
+        total="sum",
+        total_note="exact law: each user adds Lap_Z(g/ε); no closed form for the sum",
+        tau=_tau_lemma5,
+        tau_text="bound: Lemma 5 with the caller's c, τ = ⌈(cg/ε)√(2n log(2/p))⌉ (Theorem 6)",
+        sigma_h=_sh_local,
+        event=_event_lap_z,
+        claim="each user's message is {eps}-DP (local trust; ε exact, Fact 2)",
+        needs_c=True,
+        masked=False,
+    ),
 )
 
 #: Accepted spellings of policy names besides the canonical ones.

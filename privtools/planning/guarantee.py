@@ -30,6 +30,7 @@ from privtools.certified.intervals import ends, exact_rational, fraction_bounds,
 from privtools.errors import ParameterError
 from privtools.validation import check_probability
 
+from .kinds import APPROXIMATE_PLANS
 from .participation import per_user_epsilon
 from .plan import Plan
 from .theorems import TheoremParams, theorem_params
@@ -37,6 +38,7 @@ from .theorems import TheoremParams, theorem_params
 __all__ = ["plan_certificate", "plan_view", "guarantee", "show_up"]
 
 _RDP_ORDERS = tuple(range(2, 257))      # Theorem 2 is stated for α = 2, 3, ...
+_NO_PURE_EPSILON = f"delta must be > 0 for {APPROXIMATE_PLANS}: their views have no finite pure ε"
 
 
 def show_up(x, digits: int = 4) -> str:
@@ -65,8 +67,18 @@ def _delta(d) -> str:
 def plan_view(plan: Plan) -> TheoremParams:
     """The plan's own view (its g and noise, whatever they are) as theorem parameters."""
     noise = plan.total_noise if plan.deployment.total == "nominal" else plan.mechanism_noise
-    return TheoremParams(plan.theorem, plan.epsilon_view, plan.n, plan.p_noise, plan.s,
-                         plan.g, plan.tau, plan.m, plan.share, noise)
+    return TheoremParams(
+        theorem=plan.theorem,
+        epsilon=plan.epsilon_view,
+        n=plan.n,
+        p=plan.p_noise,
+        s=plan.s,
+        g=plan.g,
+        tau=plan.tau,
+        m=plan.m,
+        share=plan.share,
+        noise=noise,
+    )
 
 
 def _profile(plan: Plan) -> tuple[tuple[int, int], ...]:
@@ -99,9 +111,8 @@ def plan_certificate(plan: Plan, delta=None, max_points: int | None = None) -> P
         dq = check_probability("delta", delta, zero=True)
     profile = _profile(plan)
     if dq == 0:
-        if plan.privacy != "pure-dp":
-            raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have no "
-                                 "finite pure ε")
+        if plan.kind.needs_delta:
+            raise ParameterError(_NO_PURE_EPSILON)
         scale = plan.mechanism_noise.scale
         eps = sum(j * c for j, c in profile) * Fraction(plan.g) / scale
         lo, hi = fraction_bounds(eps)
@@ -133,18 +144,22 @@ def _who(plan: Plan) -> str:
     return "every user"
 
 
-def _paper_parameter(plan: Plan, delta) -> tuple[str, str]:
-    """(what ε is for an rdp / cdp plan without a δ, the theorem's own (ε, δ) by Lemma 10)."""
+def _rdp_parameter(plan: Plan, delta) -> tuple[str, str]:
+    """(what ε is for an rdp plan without a δ, Theorem 2's own (ε, δ) by Lemma 10)."""
     eps, s = plan.epsilon, plan.s
-    if plan.privacy == "rdp":
-        curve = {a: _theorem2_rdp(a, eps, s) for a in _RDP_ORDERS}
-        at2 = show_up(curve[2])
-        what = (f"ε = {_num(eps)} is Theorem 2's RDP parameter, not ({_num(eps)}, δ)-DP: "
-                f"each batch's view is (α, ε̂(α))-RDP for every user, ε̂(α) = αε²/2 + "
-                f"min{{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}} (ε̂(2) = {at2})")
-        conv = rdp_to_dp(curve, delta).epsilon
-        return what, (f"as (ε, δ)-DP, Theorem 2's curve gives ({show_up(conv)}, "
-                      f"{_delta(delta)})-DP (Lemma 10)")
+    curve = {a: _theorem2_rdp(a, eps, s) for a in _RDP_ORDERS}
+    at2 = show_up(curve[2])
+    what = (f"ε = {_num(eps)} is Theorem 2's RDP parameter, not ({_num(eps)}, δ)-DP: "
+            f"each batch's view is (α, ε̂(α))-RDP for every user, ε̂(α) = αε²/2 + "
+            f"min{{(2α−1)ε²/(4s²) + 3ε/(2s³), 3ε²/(2s)}} (ε̂(2) = {at2})")
+    conv = rdp_to_dp(curve, delta).epsilon
+    return what, (f"as (ε, δ)-DP, Theorem 2's curve gives ({show_up(conv)}, "
+                  f"{_delta(delta)})-DP (Lemma 10)")
+
+
+def _cdp_parameter(plan: Plan, delta) -> tuple[str, str]:
+    """(what ε is for a cdp plan without a δ, Theorem 4's own (ε, δ) by Lemma 10)."""
+    eps, s = plan.epsilon, plan.s
     g_theorem = theorem_params(plan.theorem, eps, plan.n, plan.p_noise, s=s).g
     eps_hat = discrete_gaussian_sum_cdp(plan.n, plan.share.sigma2, g_theorem)
     what = (f"ε = {_num(eps)} is Theorem 4's CDP parameter, not ({_num(eps)}, δ)-DP: each "
@@ -153,6 +168,10 @@ def _paper_parameter(plan: Plan, delta) -> tuple[str, str]:
     conv = cdp_to_dp(eps_hat, delta).epsilon
     return what, (f"as (ε, δ)-DP, Theorem 4's ε̂ gives ({show_up(conv)}, {_delta(delta)})-DP "
                   "(Lemma 10)")
+
+
+#: What ε is without a δ, by the check of the plan's kind (PrivacyKind.check).
+_PAPER_PARAMETER = {"RDP": _rdp_parameter, "CDP": _cdp_parameter}
 
 
 def guarantee(plan: Plan, certificate: PldEpsilon | None = None, delta=None, *,
@@ -202,9 +221,8 @@ def guarantee(plan: Plan, certificate: PldEpsilon | None = None, delta=None, *,
                             secure2=_num(2 * (plan.epsilon_secure or 0)))
     dl = plan.p if delta is None else check_probability("delta", delta, zero=True)
     if dl == 0:
-        raise ParameterError("delta must be > 0 for rdp and cdp plans: their views have no "
-                             "finite pure ε")
-    what, theorem_conv = _paper_parameter(plan, dl)
+        raise ParameterError(_NO_PURE_EPSILON)
+    what, theorem_conv = _PAPER_PARAMETER[plan.kind.check](plan, dl)
     if certificate is not None:
         conv = (f"as (ε, δ)-DP the plan's view is ({show_up(ends(certificate.interval)[1])}, "
                 f"{_delta(certificate.delta)})-DP, certified by the PLD accountant")

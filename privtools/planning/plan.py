@@ -26,13 +26,13 @@ from privtools.validation import check_int, check_nonneg, check_positive_fractio
 from privtools.validation import show_number as show
 
 from .deployments import DEPLOYMENTS, Deployment, by_key, by_theorem
+from .kinds import APPROXIMATE_PLANS, PRIVACY, PrivacyKind, privacy_kind
 from .participation import calibrate, pool_participations
 from .theorems import theorem_params, view_params
 
 __all__ = ["Plan", "plan", "with_parameters", "SUPPORTED", "PRIVACY", "TRUST", "SECURE",
            "TAIL_MODES"]
 
-PRIVACY = ("pure-dp", "rdp", "cdp")
 TRUST = ("distributed", "central", "local")
 SECURE = ("secagg", "shuffle")
 TAIL_MODES = ("bound", "exact")
@@ -50,7 +50,7 @@ def _bits(m: int | None) -> int | None:
     return None if m is None else (m - 1).bit_length()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     """Parameters of one batch of the private-bandit protocol of paper 000, ready to deploy.
 
@@ -138,6 +138,11 @@ class Plan:
     def deployment(self) -> Deployment:
         """The deployment of paper 000 the plan instantiates (its theorem's facts)."""
         return by_theorem(self.theorem)
+
+    @property
+    def kind(self) -> PrivacyKind:
+        """The plan's privacy kind (:mod:`privtools.planning.kinds`): its facts, once."""
+        return privacy_kind(self.privacy)
 
     @property
     def exact_total_noise(self) -> IntegerDistribution | NoiseSum:
@@ -228,11 +233,11 @@ class Plan:
         return "\n".join(lines)
 
 
-def _check_modulus(m: int, n: int, g: int, privacy: str) -> int:
+def _check_modulus(m: int, n: int, g: int, kind: PrivacyKind) -> int:
     """``m`` within :data:`privtools.limits.M` (bits per user within
     :data:`~privtools.limits.BITS`), else ParameterError giving the inputs it comes from."""
     if m > M.high:
-        inputs, smaller = (("epsilon, n and s", "epsilon, n or s") if privacy != "pure-dp"
+        inputs, smaller = (("epsilon, n and s", "epsilon, n or s") if kind.scaled
                            else ("epsilon and n", "epsilon or n"))
         raise ParameterError(
             f"the plan's modulus m = ng + 2τ + 1 >= {show(m)} ({(m - 1).bit_length()} bits per "
@@ -281,7 +286,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
     bits per user (m <= 2**64, checked on m >= ng + 1 before the exact tail). Beyond them a
     ParameterError names the parameter, before any work.
     """
-    privacy = _choice("privacy", privacy, PRIVACY)
+    kind = privacy_kind(privacy)
     trust = _choice("trust", trust, TRUST)
     secure = _choice("secure", secure, SECURE)
     tail = _choice("tail", tail, TAIL_MODES)
@@ -335,8 +340,9 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         raise ParameterError("q and steps apply with sampling='poisson' only")
     dep = by_key(privacy, trust, secure)
     theorem = dep.theorem
-    if privacy == "pure-dp" and sf != 1:
-        raise ParameterError(f"s applies to rdp and cdp plans only, got s={s!r} for pure-dp")
+    if not kind.scaled and sf != 1:
+        raise ParameterError(f"s applies to {APPROXIMATE_PLANS} only, got s={s!r} for "
+                             f"{privacy}")
     if cf is not None and not dep.needs_c:
         raise ParameterError("c (Lemma 5's constant) applies to trust='local' only")
     if dep.needs_c and cf is None and tail == "bound":
@@ -351,8 +357,8 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
                                  "central and local plans; shuffle's relaxed SecAgg has no "
                                  "loss distribution")
         if dq is None:
-            if privacy != "pure-dp":
-                raise ParameterError("delta is required for rdp and cdp plans with "
+            if kind.needs_delta:
+                raise ParameterError(f"delta is required for {APPROXIMATE_PLANS} with "
                                      "participations > 1")
             dq = Fraction(0)
         if pool_u is not None and dq == 0:
@@ -377,7 +383,7 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         prm = theorem_params(theorem, eps, n, p_noise, s=sf, c=cf)
         tau_bound = prm.tau
     g = prm.g
-    _check_modulus(n * g + 1, n, g, privacy)  # m >= ng + 1 whatever τ: before the exact tail
+    _check_modulus(n * g + 1, n, g, kind)  # m >= ng + 1 whatever τ: before the exact tail
     eps_view = eps * dep.view_fraction
 
     share, central = prm.share, None
@@ -395,12 +401,43 @@ def plan(privacy: str = "pure-dp", epsilon=None, n: int | None = None,
         tail_iv, tail_below = res.tail, res.tail_below
     else:
         tau, method = tau_bound, dep.tau_text
-    m = _check_modulus(n * g + 2 * tau + 1, n, g, privacy)
-    return Plan(privacy, trust, secure, theorem, eps_target, n, horizon, pf,
-                sf if privacy != "pure-dp" else None, cf, g, tau, m, share, central, total,
-                note, p_noise + (q_hat or 0), p_noise, q_hat, eps_view, eps_secure, tail,
-                method, tau_bound, tail_iv, tail_below, (), dq if returning else None,
-                profile, pool_u, failure, None if cert is None else cert.interval, rate)
+    m = _check_modulus(n * g + 2 * tau + 1, n, g, kind)
+    return Plan(
+        privacy=privacy,
+        trust=trust,
+        secure=secure,
+        theorem=theorem,
+        epsilon=eps_target,
+        n=n,
+        horizon=horizon,
+        p=pf,
+        s=sf if kind.scaled else None,
+        c=cf,
+        g=g,
+        tau=tau,
+        m=m,
+        share=share,
+        central_noise=central,
+        total_noise=total,
+        total_noise_note=note,
+        failure_probability=p_noise + (q_hat or 0),
+        p_noise=p_noise,
+        q_hat=q_hat,
+        epsilon_view=eps_view,
+        epsilon_secure=eps_secure,
+        tail=tail,
+        tail_method=method,
+        tau_bound=tau_bound,
+        tail_interval=tail_iv,
+        tail_interval_below=tail_below,
+        user_parameters=(),
+        delta=dq if returning else None,
+        participations=profile,
+        pool=pool_u,
+        participation_failure=failure,
+        certified_epsilon=None if cert is None else cert.interval,
+        sampling_rate=rate,
+    )
 
 
 def with_parameters(base: Plan, *, g: int | None = None, tau: int | None = None,

@@ -41,7 +41,7 @@ __all__ = ["TheoremParams", "theorem_params", "view_params", "ceil_sqrt", "THEOR
 THEOREMS = tuple(d.theorem for d in DEPLOYMENTS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TheoremParams:
     """Exact parameters of one batch under a theorem of paper 000."""
 
@@ -141,8 +141,18 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
         tau = _tau(dep.tau(g, evm, n, log2p, cm), eps, n, pf, g, cf)
     noise, share = _laws(dep, g, ev, n)   # after τ: an ε beyond the range is named first
     m = n * g + 2 * tau + 1
-    return TheoremParams(theorem, eps, n, pf, sf if dep.scaled else None, g, tau, m, share,
-                         noise)
+    return TheoremParams(
+        theorem=theorem,
+        epsilon=eps,
+        n=n,
+        p=pf,
+        s=sf if dep.scaled else None,
+        g=g,
+        tau=tau,
+        m=m,
+        share=share,
+        noise=noise,
+    )
 
 
 def _precision(dep: Deployment, eps: Fraction, n: int, s: Fraction) -> tuple[Fraction, int]:
@@ -171,4 +181,6 @@ def view_params(theorem: int, epsilon, n: int, p, s=1) -> TheoremParams:
     n = check_int("n", n, minimum=1)
     ev, g = _precision(dep, eps, n, Fraction(1))
     noise, share = _laws(dep, g, ev, n)
-    return TheoremParams(theorem, eps, n, pf, None, g, 0, 0, share, noise)
+    return TheoremParams(
+        theorem=theorem, epsilon=eps, n=n, p=pf, s=None, g=g, tau=0, m=0, share=share, noise=noise
+    )

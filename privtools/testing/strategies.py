@@ -111,7 +111,7 @@ def noise_laws(max_scale: int = 200) -> st.SearchStrategy:
 
 def plans(privacy=("pure-dp", "rdp", "cdp"), max_exponent: int = 10) -> st.SearchStrategy:
     """Plans of :func:`privtools.planning.plan` (paper's bound τ) over ε, n, T and s."""
-    from privtools.planning import plan
+    from privtools.planning import plan, privacy_kind
 
     @st.composite
     def _plans(draw):
@@ -119,7 +119,7 @@ def plans(privacy=("pure-dp", "rdp", "cdp"), max_exponent: int = 10) -> st.Searc
         eps = draw(epsilons(Fraction(1, 10), Fraction(1)))
         n = 2 ** draw(st.integers(1, max_exponent))
         horizon = 10 ** draw(st.integers(3, 7))
-        s = draw(scales()) if kind != "pure-dp" else 1
+        s = draw(scales()) if privacy_kind(kind).scaled else 1
         return plan(privacy=kind, epsilon=eps, n=n, horizon=horizon, s=s)
 
     return _plans()

@@ -21,6 +21,7 @@ import pytest
 
 from privtools.accounting.maps import PRIVACY_MAPS
 from privtools.noise import LAWS
+from privtools.planning.kinds import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("privtools", "verification")
@@ -190,3 +191,64 @@ def test_every_noise_law_has_a_privacy_map_row_and_a_documented_page():
         if not page.is_file() or law.__name__ not in page.read_text():
             undocumented.append(f"{law.__name__} ({row.docs})")
     assert undocumented == [], f"rows whose law is not documented: {undocumented}"
+
+
+# ------------------------------------------------------------------ values, not walls
+MAX_POSITIONAL = 9
+#: Calls not yet converted, in files their owner is rewriting (file -> how many may remain).
+POSITIONAL_PENDING = {
+    "verification/audit/trace/certify/forms.py": 1,
+    "verification/audit/trace/certify/releases.py": 2,
+}
+
+
+def _positional_walls(tree) -> list[int]:
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and len(n.args) > MAX_POSITIONAL
+            and not any(isinstance(a, ast.Starred) for a in n.args)]
+
+
+def test_no_call_passes_ten_or_more_positional_arguments():
+    """A call of ten or more positional arguments makes its reader count commas to learn
+    which value is which: name them (keywords) or pass a small value."""
+    bad = []
+    for path in _sources():
+        rel = path.relative_to(ROOT).as_posix()
+        lines = _positional_walls(ast.parse(path.read_text(), str(path)))
+        if len(lines) > POSITIONAL_PENDING.get(rel, 0):
+            bad += [f"{rel}:{line}" for line in lines]
+    assert bad == []
+
+
+def test_the_positional_scan_sees_a_wall():
+    tree = ast.parse("f(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)\ng(*xs, 1, 2, 3, 4, 5, 6, 7, 8, 9)\n"
+                     "h(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10)")
+    assert _positional_walls(tree) == [1]
+
+
+def _kind_comparisons(tree, kinds) -> list[int]:
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Compare):
+            continue
+        sides = [n.left, *n.comparators]
+        sides += [e for c in n.comparators if isinstance(c, (ast.Tuple, ast.Set, ast.List))
+                  for e in c.elts]
+        if any(isinstance(c, ast.Constant) and c.value in kinds for c in sides):
+            out.append(n.lineno)
+    return out
+
+
+def test_the_privacy_kind_is_read_from_its_table_not_compared():
+    """Every fact of a privacy kind ("pure-dp", "rdp", "cdp") is a field of its PrivacyKind
+    (privtools/planning/kinds.py); a comparison with a kind's name elsewhere is a fact of the
+    kind said a second time."""
+    table = ROOT / "privtools" / "planning" / "kinds.py"
+    bad = [f"{path.relative_to(ROOT)}:{line}" for path in _sources() if path != table
+           for line in _kind_comparisons(ast.parse(path.read_text(), str(path)), set(KINDS))]
+    assert bad == []
+
+
+def test_the_kind_scan_sees_a_comparison():
+    tree = ast.parse('a == "rdp"\nb in ("x", "pure-dp")\nc != "cdp"\nd == "dp-se"\n')
+    assert _kind_comparisons(tree, {"pure-dp", "rdp", "cdp"}) == [1, 2, 3]

@@ -66,10 +66,11 @@ from . import guard
 from .draws import SEQUENTIAL, Draws, root_seed
 from .events import Event
 from .events.select import LEARNERS, Sample, choose_event
-from .fixed.mechanism import check_claim, check_learners
+from .fixed.mechanism import check_learners
 from .neighbours import check_pair
 from .stats import log_ratio_bound
 from .stats.hockey import LAMBDA_CAP, kelly_fraction
+from .values import check_claim
 
 __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_sequential",
            "FIRST_ROUND"]
@@ -229,7 +230,8 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     :func:`verification.audit.audit_mechanism`."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    eps, dlt = claim.epsilon, claim.delta
     max_samples, first = _check_budget(max_samples, first)
     alpha = check_level("alpha", alpha)
     learners = check_learners(learners)
@@ -242,8 +244,23 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     features = guard.wrap(features, "features")
 
     def work(tick):
-        return _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha,
-                                 seed, features, learners, executor, bits, tick)
+        return _mechanism_rounds(
+            mechanism=mechanism,
+            d=d,
+            d_prime=d_prime,
+            eps=eps,
+            dlt=dlt,
+            max_samples=max_samples,
+            first=first,
+            alpha=alpha,
+            seed=seed,
+            features=features,
+            learners=learners,
+            executor=executor,
+            bits=bits,
+            progress=tick,
+        )
+
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, shared=(mechanism, features))
 

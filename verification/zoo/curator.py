@@ -61,7 +61,7 @@ _SOURCE = ("Wang, Xiang, Cheng, Ji, Sun, Wang, \"Curator attack: when blackbox d
            "privacy auditing loses its power\", CCS 2024 (arXiv:2411.16516)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CuratorMechanism:
     """One curator mechanism with its claim and exact privacy (see the module doc).
 
@@ -206,21 +206,73 @@ def curator_suite(epsilon: float = 0.5, leaks=CURATOR_LEAKS) -> list[CuratorMech
         m = check_int("one_in", m, minimum=1)
         p = float(Fraction(1, m))
         tag = f"1e-{round(math.log10(m))}" if 10 ** round(math.log10(m)) == m else f"1/{m}"
-        out.append(CuratorMechanism(
-            f"CuratorAnswer@{tag}", partial(curator_answer, epsilon=eps, one_in=m), eps, p, m,
-            False, math.inf, p, "query", (a, a2), _pairs(a, a2), (a, a2),
-            note=f"Laplace on one answer; the answer itself with probability {tag}"))
-        out.append(CuratorMechanism(
-            f"CuratorTail@{tag}", partial(curator_tail, epsilon=eps, one_in=m, offset=100.0),
-            eps, p, m, False, math.inf, p, "query", (a, a2), _pairs(a, a2), (a, a2),
-            note=f"Laplace on one answer; the answer + 100 with probability {tag}",
-            offset=100.0))
-        out.append(CuratorMechanism(
-            f"CuratorRecord@{tag}", partial(curator_record, epsilon=eps, one_in=m), eps, p, m,
-            False, math.inf, p, "histogram", (h, h2), _pairs(h, h2), (h, h2),
-            note=f"noisy 5-bin histogram; the raw counts with probability {tag}"))
-    out.append(CuratorMechanism(
-        "NoSignal", partial(no_signal, epsilon=eps, one_in=1000), eps, 1e-3, 1000, True, 0.0,
-        0.0, "query", (a, a2), _pairs(a, a2), (a, a2),
-        note="Lap(1/ε) or the constant 0.0 (one in 10³), whatever the dataset: the control"))
+        out.append(
+            CuratorMechanism(
+                name=f"CuratorAnswer@{tag}",
+                mechanism=partial(curator_answer, epsilon=eps, one_in=m),
+                epsilon=eps,
+                leak=p,
+                one_in=m,
+                private=False,
+                true_epsilon=math.inf,
+                true_delta=p,
+                relation="query",
+                datasets=(a, a2),
+                pairs=_pairs(a, a2),
+                witness=(a, a2),
+                note=f"Laplace on one answer; the answer itself with probability {tag}",
+            )
+        )
+        out.append(
+            CuratorMechanism(
+                name=f"CuratorTail@{tag}",
+                mechanism=partial(curator_tail, epsilon=eps, one_in=m, offset=100.0),
+                epsilon=eps,
+                leak=p,
+                one_in=m,
+                private=False,
+                true_epsilon=math.inf,
+                true_delta=p,
+                relation="query",
+                datasets=(a, a2),
+                pairs=_pairs(a, a2),
+                witness=(a, a2),
+                note=f"Laplace on one answer; the answer + 100 with probability {tag}",
+                offset=100.0,
+            )
+        )
+        out.append(
+            CuratorMechanism(
+                name=f"CuratorRecord@{tag}",
+                mechanism=partial(curator_record, epsilon=eps, one_in=m),
+                epsilon=eps,
+                leak=p,
+                one_in=m,
+                private=False,
+                true_epsilon=math.inf,
+                true_delta=p,
+                relation="histogram",
+                datasets=(h, h2),
+                pairs=_pairs(h, h2),
+                witness=(h, h2),
+                note=f"noisy 5-bin histogram; the raw counts with probability {tag}",
+            )
+        )
+    out.append(
+        CuratorMechanism(
+            name="NoSignal",
+            mechanism=partial(no_signal, epsilon=eps, one_in=1000),
+            epsilon=eps,
+            leak=1e-3,
+            one_in=1000,
+            private=True,
+            true_epsilon=0.0,
+            true_delta=0.0,
+            relation="query",
+            datasets=(a, a2),
+            pairs=_pairs(a, a2),
+            witness=(a, a2),
+            note="Lap(1/ε) or the constant 0.0 (one in 10³), whatever the dataset: the control",
+        )
+    )
     return out

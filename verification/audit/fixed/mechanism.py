@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privtools.errors import ParameterError
-from privtools.validation import check_int, check_level, check_nonneg
+from privtools.validation import check_int, check_level
 
 from .. import guard
 from ..draws import SELECT, TEST, Draws, root_seed
@@ -47,11 +47,12 @@ from ..events import Event
 from ..events.select import LEARNERS, Choice, Sample, choose_event
 from ..neighbours import check_pair
 from ..stats import clopper_pearson, hockey, poisson_p_value, poisson_ratio_bound
+from ..values import AuditBudget, Claim, check_claim
 
 __all__ = ["MechanismAudit", "audit_mechanism", "check_claim", "default_train"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MechanismAudit:
     """Outcome of :func:`audit_mechanism`.
 
@@ -115,16 +116,6 @@ class MechanismAudit:
                 "user_code": None if self.user_code is None else self.user_code.to_dict()}
 
 
-def check_claim(epsilon, delta) -> tuple[float, float]:
-    eps = float(check_nonneg("epsilon", epsilon))
-    if math.isinf(eps):
-        raise ParameterError(f"epsilon must be finite, got {epsilon!r}")
-    d = float(check_nonneg("delta", delta))
-    if d >= 1:
-        raise ParameterError(f"delta must be < 1, got {delta!r}")
-    return eps, d
-
-
 def default_train(n_samples: int, delta: float = 0.0) -> int:
     """Draws per dataset that choose the event: half of a small audit, a tenth (at least
     10⁵) of a large one — the test split, not the selection, sets the final precision.
@@ -135,13 +126,16 @@ def default_train(n_samples: int, delta: float = 0.0) -> int:
     return min(n_samples // 2, max(100_000, n_samples // 10))
 
 
-def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, seed,
+def _verdict(kp, kq, n_fav, n_other, *, claim: Claim, budget: AuditBudget, event, seed,
              otype, selection, level=None, lams=None) -> MechanismAudit:
-    """The verdict from the test counts: ``kp`` of ``n_fav`` draws on the favoured dataset,
-    ``kq`` of ``n_other`` on the other; ``level`` is this look's share of ``alpha``.
+    """The verdict on ``claim`` from the test counts: ``kp`` of ``n_fav`` draws on the
+    favoured dataset, ``kq`` of ``n_other`` on the other; ``level`` is this look's share of
+    the budget's ``alpha``.
     Pure DP reads the Poissonised counts conditionally (one exact binomial interval); with
     δ > 0 the hockey-stick test bets ``lams`` on the paired draws
     (:mod:`verification.audit.stats.hockey`)."""
+    eps_claim, delta = claim.epsilon, claim.delta
+    n_samples, alpha = budget.n_samples, budget.alpha
     level = alpha if level is None else level
     n_test = max(n_fav, n_other, 1)
     rejected = None
@@ -170,33 +164,38 @@ def _verdict(kp, kq, n_fav, n_other, n_samples, eps_claim, delta, alpha, event, 
     p_value = min(1.0, p_raw * alpha / level)
     counts = {"count_favoured": kp, "count_other": kq, "n_favoured": n_fav,
               "n_other": n_other, "n_test": n_test, **interval}
-    args = (eps_claim, delta, eps_lower, est, eps_max, p_value, alpha, n_samples, event,
-            counts)
-    extra = dict(seed=seed, output_type=otype, selection=selection)
+    common = dict(epsilon=eps_claim, delta=delta, epsilon_lower=eps_lower,
+                  epsilon_estimate=est, epsilon_max_detectable=eps_max, p_value=p_value,
+                  alpha=alpha, n_samples=n_samples, event=event, counts=counts, seed=seed,
+                  output_type=otype, selection=selection)
     if event is None:
-        return MechanismAudit(False, "inconclusive", *args,
+        return MechanismAudit(passed=False, verdict="inconclusive",
                               reason="no candidate event: the outputs gave nothing to "
-                              "compare", **extra)
+                              "compare", **common)
     if eps_max <= eps_claim:
-        return MechanismAudit(False, "inconclusive", *args,
+        return MechanismAudit(passed=False, verdict="inconclusive",
                               reason=(f"{n_test} test draws per dataset can certify at most "
                                       f"ε = {eps_max:.3g} at confidence {1 - alpha:g}; "
-                                      "use more samples"), **extra)
+                                      "use more samples"), **common)
     # δ > 0: the test at the claim decides (ε_lower is then at least the claim)
     passed = eps_lower <= eps_claim if rejected is None else not rejected
     reason = "" if passed else (f"the event '{event.describe()}' holds in {kp} of {n_fav} "
                                 f"draws on one dataset and {kq} of {n_other} on the other")
-    return MechanismAudit(passed, "pass" if passed else "fail", *args, reason=reason, **extra)
+    return MechanismAudit(passed=passed, verdict="pass" if passed else "fail", reason=reason,
+                          **common)
 
 
-def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, alpha, *,
+def run_audit(draws: Draws, d, d_prime, claim: Claim, budget: AuditBudget, *,
               features=None, learners=LEARNERS, stop_early=False, samples=None,
               bits=False):
-    """The audit on a :class:`Draws`; ``samples`` may hold selection draws already taken.
+    """The audit of ``claim`` on a :class:`Draws`; ``samples`` may hold selection draws
+    already taken.
 
-    The test split has ``n_samples − n_train`` draws per dataset — for pure DP a Poisson
-    number with that mean (see :mod:`verification.audit.stats`)."""
-    n_test = n_samples - n_train
+    The test split has ``n_samples − n_train`` draws per dataset of the ``budget`` — for
+    pure DP a Poisson number with that mean (see :mod:`verification.audit.stats`)."""
+    eps_claim, delta, alpha = claim.epsilon, claim.delta, budget.alpha
+    n_train = budget.n_train
+    n_test = budget.n_samples - n_train
     if samples is None:
         A = Sample(*draws.sample(d, n_train, SELECT, 0))
         B = Sample(*draws.sample(d_prime, n_train, SELECT, 1))
@@ -210,8 +209,18 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
     otype = A.outputs.describe_type()
     event = choice.event
     if event is None:
-        return _verdict(0, 0, n_test, n_test, n_samples, eps_claim, delta, alpha, None,
-                        draws.seed, otype, selection)
+        return _verdict(
+            kp=0,
+            kq=0,
+            n_fav=n_test,
+            n_other=n_test,
+            claim=claim,
+            budget=budget,
+            event=None,
+            seed=draws.seed,
+            otype=otype,
+            selection=selection,
+        )
     sides = ((d, 0), (d_prime, 1)) if event.direction == "d" else ((d_prime, 1), (d, 0))
     lams = None
     if delta > 0:   # the bets are sized on the selection draws, never on the test's
@@ -238,8 +247,20 @@ def run_audit(draws: Draws, d, d_prime, eps_claim, delta, n_samples, n_train, al
         sel = selection if not stop_early else {
             **selection, "looks": "¼, ½ and all of the test split at α/4, α/4, α/2",
             "stopped_at": n[0]}
-        res = _verdict(k[0], k[1], n[0], n[1], n_samples, eps_claim, delta, alpha, event,
-                       draws.seed, otype, sel, level=level, lams=lams)
+        res = _verdict(
+            kp=k[0],
+            kq=k[1],
+            n_fav=n[0],
+            n_other=n[1],
+            claim=claim,
+            budget=budget,
+            event=event,
+            seed=draws.seed,
+            otype=otype,
+            selection=sel,
+            level=level,
+            lams=lams,
+        )
         if res.verdict == "fail":
             break
     return res
@@ -276,7 +297,8 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps_claim, delta_f = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    delta_f = claim.delta
     n_samples = check_int("n_samples", n_samples, minimum=1)
     if n_samples < 200:
         raise ParameterError(f"n_samples must be >= 200 per dataset, got {n_samples}")
@@ -297,12 +319,12 @@ def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rn
     seed = root_seed(rng)
     mechanism = guard.wrap(mechanism, "mechanism")
     features = guard.wrap(features, "features")
+    budget = AuditBudget(n_samples=n_samples, n_train=n_train, alpha=alpha)
 
     def work(tick):
         with Draws(mechanism, seed, executor, tick) as draws:
-            return run_audit(draws, d, d_prime, eps_claim, delta_f, n_samples, n_train, alpha,
-                             features=features, learners=learners, stop_early=stop_early,
-                             bits=bool(bits))
+            return run_audit(draws, d, d_prime, claim, budget, features=features,
+                             learners=learners, stop_early=stop_early, bits=bool(bits))
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, shared=(mechanism, features))
 

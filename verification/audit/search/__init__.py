@@ -40,8 +40,9 @@ from .. import guard
 from ..draws import Draws, root_seed
 from ..events.cells import held_out_score
 from ..events.select import LEARNERS
-from ..fixed.mechanism import check_claim, check_learners
+from ..fixed.mechanism import check_learners
 from ..neighbours import as_relation, canonical
+from ..values import Claim, check_claim
 from .candidates import (
     Candidate,
     Counterexample,
@@ -143,7 +144,7 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps_claim, delta_f = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
     budget = check_int("budget", budget, minimum=4 * _MIN_DRAWS)
     alpha = check_level("alpha", alpha)
     max_datasets = check_int("max_datasets", max_datasets, minimum=1)
@@ -172,9 +173,23 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     sizes = (budget, n_confirm, max_draws, max_datasets, max_pairs, confirm)
 
     def work(tick):
-        return _search(mechanism, eps_claim, delta_f, datasets, neighbours, stated, sizes,
-                       seed, alpha, features, learners, search_learners, executor, tick,
-                       bool(bits))
+        return _search(
+            mechanism=mechanism,
+            claim=claim,
+            datasets=datasets,
+            neighbours=neighbours,
+            stated=stated,
+            sizes=sizes,
+            seed=seed,
+            alpha=alpha,
+            features=features,
+            learners=learners,
+            search_learners=search_learners,
+            executor=executor,
+            progress=tick,
+            bits=bool(bits),
+        )
+
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, what="the search",
                      shared=(mechanism, features, neighbours))
@@ -198,8 +213,9 @@ def _candidates(datasets, neighbours, stated, budget, max_datasets, max_pairs, s
     return pairs, found
 
 
-def _search(mechanism, eps_claim, delta_f, datasets, neighbours, stated, sizes, seed, alpha,
+def _search(mechanism, claim: Claim, datasets, neighbours, stated, sizes, seed, alpha,
             features, learners, search_learners, executor, progress, bits) -> Counterexample:
+    eps_claim, delta_f = claim.epsilon, claim.delta
     budget, n_confirm, max_draws, max_datasets, max_pairs, n_best = sizes
     pairs, found = _candidates(datasets, neighbours, stated, budget, max_datasets, max_pairs,
                                seed)
@@ -230,7 +246,7 @@ def _search(mechanism, eps_claim, delta_f, datasets, neighbours, stated, sizes, 
             chosen.append(Candidate(arm.d, arm.dp, n_train + fresh, n_train,
                                     seed if i == 0 else derived_seed(seed, ("confirm", i)),
                                     (A, B)))
-        audits = confirm(mechanism, chosen, eps_claim, delta_f, alpha, draws=draws,
+        audits = confirm(mechanism, chosen, claim, alpha, draws=draws,
                          executor=executor, progress=progress, features=features,
                          learners=learners, bits=bits)
     audit = audits[-1] if audits[-1].verdict == "fail" else audits[0]
@@ -239,8 +255,23 @@ def _search(mechanism, eps_claim, delta_f, datasets, neighbours, stated, sizes, 
                 "estimated_epsilon": a.score if math.isfinite(a.score) else None,
                 "draws_per_dataset": a.n}
                for a in ranked]
-    return Counterexample(pick.d, pick.d_prime, audit.verdict, audit.passed, eps_claim,
-                          delta_f, audit.epsilon_lower, audit.event, seed, alpha, audit,
-                          len(pairs), spent, ranking, comparisons=len(chosen), budget=budget,
-                          pairs_found=found,
-                          confirmations=[describe(c, a) for c, a in zip(chosen, audits)])
+    return Counterexample(
+        d=pick.d,
+        d_prime=pick.d_prime,
+        verdict=audit.verdict,
+        passed=audit.passed,
+        epsilon=eps_claim,
+        delta=delta_f,
+        epsilon_lower=audit.epsilon_lower,
+        event=audit.event,
+        seed=seed,
+        alpha=alpha,
+        audit=audit,
+        pairs=len(pairs),
+        search_draws=spent,
+        ranking=ranking,
+        comparisons=len(chosen),
+        budget=budget,
+        pairs_found=found,
+        confirmations=[describe(c, a) for c, a in zip(chosen, audits)],
+    )

@@ -32,15 +32,16 @@ from .. import guard
 from ..draws import SELECT, TEST, Draws, root_seed
 from ..events.cells import cell_event
 from ..events.select import LEARNERS, Sample, choose_event
-from ..fixed.mechanism import MechanismAudit, _verdict, check_claim, check_learners
+from ..fixed.mechanism import MechanismAudit, _verdict, check_learners
 from ..neighbours import canonical, check_pair, records
 from ..stats import hockey
+from ..values import AuditBudget, Claim, check_claim
 
 __all__ = ["Counterexample", "Candidate", "confirm", "confirm_pair", "describe",
            "pattern_bases", "pair_key", "from_strategy", "derived_seed", "jsonable"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Counterexample:
     """Outcome of a counterexample search: the pair, the witnessing event and the
     confirmation audit on fresh draws. ``seed`` repeats the whole search (``rng=seed``).
@@ -166,10 +167,10 @@ class Candidate:
     samples: tuple | None = None
 
 
-def confirm(mechanism, candidates: list[Candidate], eps: float, delta: float, alpha: float, *,
+def confirm(mechanism, candidates: list[Candidate], claim: Claim, alpha: float, *,
             draws: Draws | None = None, executor=None, progress=None, features=None,
             learners=(), bits: bool = False) -> list[MechanismAudit]:
-    """Audit every candidate on fresh draws at level ``alpha / len(candidates)``
+    """Audit every candidate against ``claim`` on fresh draws at level ``alpha / len(candidates)``
     (Bonferroni), in order, stopping at the first that fails; the audits made. Each is the
     test of :func:`confirm_pair`: the event chosen on its selection draws (the search's
     ``samples`` topped up with fresh ones, or ``n_train`` fresh ones), tested on
@@ -181,10 +182,10 @@ def confirm(mechanism, candidates: list[Candidate], eps: float, delta: float, al
     out = []
     for i, c in enumerate(candidates):
         if i == 0 and draws is not None and draws.seed == c.seed:
-            res = _audit(draws, c, eps, delta, level, features, learners, bits)
+            res = _audit(draws, c, claim, level, features, learners, bits)
         else:
             with Draws(mechanism, c.seed, executor, progress) as own:
-                res = _audit(own, c, eps, delta, level, features, learners, bits)
+                res = _audit(own, c, claim, level, features, learners, bits)
         out.append(res)
         if res.verdict == "fail":
             break
@@ -208,7 +209,7 @@ def confirm_pair(mechanism, d, d_prime, epsilon, n_samples: int, n_train: int, r
     :mod:`privtools.usercode` (``timeout``, ``total_timeout``)."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
     n_samples = check_int("n_samples", n_samples, minimum=200)
     n_train = check_int("n_train", n_train, minimum=100)
     if n_train > n_samples - 100:
@@ -225,12 +226,12 @@ def confirm_pair(mechanism, d, d_prime, epsilon, n_samples: int, n_train: int, r
 
     def work(tick):
         with Draws(mechanism, seed, executor, tick) as draws:
-            return _audit(draws, c, eps, dlt, alpha, features, learners, bool(bits))
+            return _audit(draws, c, claim, alpha, features, learners, bool(bits))
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      shared=(mechanism, features))
 
 
-def _audit(draws: Draws, c: Candidate, eps, delta, level, features, learners, bits):
+def _audit(draws: Draws, c: Candidate, claim: Claim, level, features, learners, bits):
     """One confirmation (:func:`confirm_pair`) on ``draws``: each of its events
     (:func:`_choose`) tested on the same fresh draws at ``level`` over their number; the
     audit of the event with the largest bound (``alpha`` the confirmation's ``level``)."""
@@ -243,13 +244,25 @@ def _audit(draws: Draws, c: Candidate, eps, delta, level, features, learners, bi
         if extra > 0:
             A = _concat(A, Sample(*draws.sample(c.d, extra, SELECT, 0)))
             B = _concat(B, Sample(*draws.sample(c.d_prime, extra, SELECT, 1)))
+    eps, delta = claim.epsilon, claim.delta
+    budget = AuditBudget(n_samples=c.n_samples, n_train=c.n_train, alpha=level)
     n_test = c.n_samples - c.n_train
     events, selection = _choose(A, B, n_test, level, delta, features, learners,
                                 draws.seed % 2**32, bits)
     otype = A.outputs.describe_type()
     if not events:
-        return _verdict(0, 0, n_test, n_test, c.n_samples, eps, delta, level, None,
-                        draws.seed, otype, selection)
+        return _verdict(
+            kp=0,
+            kq=0,
+            n_fav=n_test,
+            n_other=n_test,
+            claim=claim,
+            budget=budget,
+            event=None,
+            seed=draws.seed,
+            otype=otype,
+            selection=selection,
+        )
     # one test sample for every event: a Poisson size per dataset (pure DP), drawn once
     sizes = {side: draws.poisson(n_test, side, 0) if delta == 0 else n_test
              for side in (0, 1)}
@@ -266,8 +279,20 @@ def _audit(draws: Draws, c: Candidate, eps, delta, level, features, learners, bi
             lams = hockey.bets(kp, kq, A.outputs.n, eps, delta)
             sel["bets"] = [float(x) for x in lams]
         k = [draws.count(data, sizes[side], TEST, side, event) for data, side in sides]
-        res = _verdict(k[0], k[1], sizes[sides[0][1]], sizes[sides[1][1]], c.n_samples, eps,
-                       delta, level, event, draws.seed, otype, sel, level=share, lams=lams)
+        res = _verdict(
+            kp=k[0],
+            kq=k[1],
+            n_fav=sizes[sides[0][1]],
+            n_other=sizes[sides[1][1]],
+            claim=claim,
+            budget=budget,
+            event=event,
+            seed=draws.seed,
+            otype=otype,
+            selection=sel,
+            level=share,
+            lams=lams,
+        )
         if best is None or res.epsilon_lower > best.epsilon_lower:
             best = res
     return best

@@ -48,8 +48,9 @@ from .. import guard
 from ..draws import SEARCH, Draws, root_seed
 from ..events.cells import held_out_score
 from ..events.select import LEARNERS, Sample
-from ..fixed.mechanism import check_claim, check_learners
+from ..fixed.mechanism import check_learners
 from ..neighbours import pattern_neighbours
+from ..values import Claim, check_claim
 from .candidates import (
     Candidate,
     Counterexample,
@@ -98,7 +99,7 @@ def shrink_counterexample(mechanism: Callable, epsilon, pairs, delta=0.0, *,
     ``audit_options`` (``features``, ``learners``, ``bits``, ``executor``, ``progress``) go
     to the confirmations (and the scores, except ``learners``). The mechanism runs behind
     one guard for the whole search (``timeout``, ``total_timeout``)."""
-    eps, delta = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
     alpha = check_level("alpha", alpha)
     screen_samples = check_int("screen_samples", screen_samples, minimum=512)
     max_examples = check_int("max_examples", max_examples, minimum=1)
@@ -129,7 +130,7 @@ def shrink_counterexample(mechanism: Callable, epsilon, pairs, delta=0.0, *,
     sizes = (max_samples, screen_samples, max_examples, confirm)
 
     def work(_tick):
-        return _Search(mechanism, eps, delta, alpha, seed, sizes, screen_learners,
+        return _Search(mechanism, claim, alpha, seed, sizes, screen_learners,
                        opts).run(pairs, stated, patterns)
     return guard.run(work, executor=opts.get("executor"), timeout=timeout,
                      total_timeout=total_timeout, what="the search",
@@ -152,9 +153,9 @@ def _two_bases(bases: list) -> list:
 class _Search:
     """The state of one shrinking search: the screened pairs, their scores, the draws."""
 
-    def __init__(self, mechanism, eps, delta, alpha, seed, sizes, screen_learners, opts):
-        self.mechanism, self.eps, self.delta, self.alpha, self.seed = (mechanism, eps, delta,
-                                                                       alpha, seed)
+    def __init__(self, mechanism, claim: Claim, alpha, seed, sizes, screen_learners, opts):
+        self.mechanism, self.claim, self.alpha, self.seed = mechanism, claim, alpha, seed
+        self.eps, self.delta = claim.epsilon, claim.delta
         self.max_samples, self.n_screen, self.max_examples, self.n_confirm = sizes
         self.n_train = confirm_train(self.max_samples, self.n_screen)
         self.n_goal = self.max_samples - self.n_train
@@ -319,12 +320,26 @@ class _Search:
                 chosen.append(pair)
         chosen = chosen[:self.n_confirm]
         if not chosen:
-            return Counterexample(None, None, "pass", True, self.eps, self.delta, 0.0, None,
-                                  self.seed, self.alpha, None, len(self.scores), self.spent,
-                                  method="shrinking", comparisons=0)
+            return Counterexample(
+                d=None,
+                d_prime=None,
+                verdict="pass",
+                passed=True,
+                epsilon=self.eps,
+                delta=self.delta,
+                epsilon_lower=0.0,
+                event=None,
+                seed=self.seed,
+                alpha=self.alpha,
+                audit=None,
+                pairs=len(self.scores),
+                search_draws=self.spent,
+                method="shrinking",
+                comparisons=0,
+            )
         cands = [Candidate(d, dp, self.max_samples, self.n_train,
                            derived_seed(self.seed + 1, (d, dp))) for d, dp in chosen]
-        audits = confirm(self.mechanism, cands, self.eps, self.delta, self.alpha,
+        audits = confirm(self.mechanism, cands, self.claim, self.alpha,
                          executor=self.opts.get("executor"),
                          progress=self.opts.get("progress"),
                          features=self.opts.get("features"), learners=self.opts["learners"],
@@ -333,7 +348,20 @@ class _Search:
         failed = audits[-1].verdict == "fail"
         c, audit = cands[len(audits) - 1], audits[-1]
         return Counterexample(
-            c.d, c.d_prime, "fail" if failed else "pass", not failed, self.eps, self.delta,
-            audit.epsilon_lower, audit.event, self.seed, self.alpha, audit, len(self.scores),
-            self.spent, method="shrinking", comparisons=len(cands),
-            confirmations=[describe(x, a) for x, a in zip(cands, audits)])
+            d=c.d,
+            d_prime=c.d_prime,
+            verdict="fail" if failed else "pass",
+            passed=not failed,
+            epsilon=self.eps,
+            delta=self.delta,
+            epsilon_lower=audit.epsilon_lower,
+            event=audit.event,
+            seed=self.seed,
+            alpha=self.alpha,
+            audit=audit,
+            pairs=len(self.scores),
+            search_draws=self.spent,
+            method="shrinking",
+            comparisons=len(cands),
+            confirmations=[describe(x, a) for x, a in zip(cands, audits)],
+        )

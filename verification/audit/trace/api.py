@@ -45,8 +45,8 @@ from privtools.validation import check_int, to_fraction
 
 from .. import guard
 from ..draws import root_seed
-from ..fixed.mechanism import check_claim
 from ..neighbours import check_pair
+from ..values import check_claim
 from . import certify
 from .certify import qtext as _q
 from .certify.releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
@@ -337,13 +337,24 @@ class _Trace:
                 ends(iv)[1] > self.eps_exact:
             self._bounded_only(rec, iv)
         calls_text = tuple(c.describe() for c in rec.calls[:50])
-        return TraceResult(verdict, tuple(self.findings), None if iv is None else ends(iv),
-                           float(self.eps), float(self.delta),
-                           tuple(portable(r) for r in releases or ()), calls_text,
-                           tuple(self.decided),
-            tuple(dict.fromkeys(self.undecided)), self.candidates, self.arithmetic,
-            tuple((c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]),
-            self.runner.count, self.seed)
+        return TraceResult(
+            verdict=verdict,
+            findings=tuple(self.findings),
+            interval_ends=None if iv is None else ends(iv),
+            epsilon=float(self.eps),
+            delta=float(self.delta),
+            releases=tuple(portable(r) for r in releases or ()),
+            calls=calls_text,
+            decided=tuple(self.decided),
+            undecided=tuple(dict.fromkeys(self.undecided)),
+            candidates=self.candidates,
+            arithmetic=self.arithmetic,
+            primitives=tuple(
+                (c.method, c.family, c.shape, c.params) for c in rec.calls[:_PRIMITIVES]
+            ),
+            runs=self.runner.count,
+            seed=self.seed,
+        )
 
     def _interval(self, releases, infinite, bound_only):
         """The pair's certified interval (None where it is not decided) and whether a
@@ -502,7 +513,8 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     """
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    eps, dlt = claim.epsilon, claim.delta
     declared = _check_declared(declared)
     modulus = _check_modulus(modulus)
     if arithmetic not in ARITHMETIC:
@@ -518,8 +530,19 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
 
     def work(tick):
         from .record.runs import Runner
-        t = _Trace(Runner(wrapped), d, d_prime, eps, delta_q, declared, modulus, arithmetic,
-                   seed, rtol)
+
+        t = _Trace(
+            runner=Runner(wrapped),
+            d=d,
+            dp=d_prime,
+            eps=eps,
+            delta=delta_q,
+            declared=declared,
+            modulus=modulus,
+            arithmetic=arithmetic,
+            seed=seed,
+            rtol=rtol,
+        )
         return t.run()
     return guard.run(work, timeout=timeout, total_timeout=total_timeout,
                      what="the trace", shared=(wrapped,))

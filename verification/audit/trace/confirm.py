@@ -14,8 +14,9 @@ from privtools.validation import check_int, check_level
 
 from .. import guard
 from ..draws import TEST, Draws, root_seed
-from ..fixed.mechanism import MechanismAudit, _verdict, check_claim
+from ..fixed.mechanism import MechanismAudit, _verdict
 from ..neighbours import check_pair
+from ..values import AuditBudget, check_claim
 
 __all__ = ["confirm"]
 
@@ -33,7 +34,8 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
     the trace."""
     if not callable(mechanism):
         raise ParameterError("mechanism must be callable as mechanism(dataset, size, rng)")
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    dlt = claim.delta
     candidates = tuple(candidates)
     if not candidates:
         raise ParameterError("candidates must hold at least one event (the trace proposed "
@@ -45,6 +47,7 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
     wrapped = guard.wrap(mechanism, "mechanism")
     k = len(candidates)
     level = alpha / k
+    budget = AuditBudget(n_samples=n_samples, n_train=0, alpha=alpha)
 
     def work(tick):
         best = None
@@ -60,8 +63,19 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
                     ns.append(m)
                 sel = {"family": "trace candidates", "n_candidates": k,
                        "level": level, "n_train": 0}
-                res = _verdict(counts[0], counts[1], ns[0], ns[1], n_samples, eps, dlt,
-                               alpha, ev, seed, "traced", sel, level=level)
+                res = _verdict(
+                    kp=counts[0],
+                    kq=counts[1],
+                    n_fav=ns[0],
+                    n_other=ns[1],
+                    claim=claim,
+                    budget=budget,
+                    event=ev,
+                    seed=seed,
+                    otype="traced",
+                    selection=sel,
+                    level=level,
+                )
                 if best is None or res.epsilon_lower > best.epsilon_lower:
                     best = res
         return best

@@ -31,6 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.planning import plan_certificate, privacy_kind
+
 from ...verdicts import FAILS, HOLDS, INCONCLUSIVE, combine
 from .api import trace_mechanism
 
@@ -153,12 +155,10 @@ def check_shares(primitives, plan) -> tuple[str, str]:
 
 def _claim(plan, delta):
     """(ε, δ, rtol, what): the plan's claim for its view."""
-    if plan.privacy == "pure-dp":
+    if privacy_kind(plan.privacy).pure:
         eps = plan.epsilon_view if getattr(plan, "epsilon_view", None) is not None else \
             plan.epsilon
         return Fraction(eps), 0.0, 2.0 ** -40, f"ε = {float(eps):g} (Theorem {plan.theorem})"
-    from privtools.planning import plan_certificate
-
     d = delta if delta is not None else (plan.delta if plan.delta is not None else 1e-6)
     cert = plan_certificate(plan, d)
     return (Fraction(cert.epsilon), float(d), 1e-6,

@@ -89,7 +89,7 @@ class Finding:
                 "exact": self.exact, "description": self.describe()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TraceResult:
     """Outcome of :func:`trace_mechanism` (see the module doc).
 

@@ -21,7 +21,7 @@ from privtools.validation import check_int
 
 from .. import guard
 from ..draws import root_seed
-from ..fixed.mechanism import check_claim
+from ..values import check_claim
 from .api import TraceResult, trace_mechanism
 
 __all__ = ["TracedSearch", "search_traced"]
@@ -76,7 +76,8 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
     from hypothesis import HealthCheck, find, settings, target
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-    eps, dlt = check_claim(epsilon, delta)
+    claim = check_claim(epsilon, delta)
+    eps, dlt = claim.epsilon, claim.delta
     max_examples = check_int("max_examples", max_examples, minimum=1)
     seed = root_seed(rng)
     wrapped = guard.wrap(mechanism, "mechanism")
