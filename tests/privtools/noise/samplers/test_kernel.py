@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _kernel
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.noise._samplers import kernel as _kernel
 from privtools.noise._samplers.fixed import AliasTable, _words
 from privtools.randomness import counting_rng, words_used
 

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam, _cache
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.noise._samplers import cache as _cache
 
 
 @pytest.fixture(autouse=True)

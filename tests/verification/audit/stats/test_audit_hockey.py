@@ -11,7 +11,8 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from verification.audit import audit_mechanism, hockey
+from verification.audit import audit_mechanism
+from verification.audit.stats import hockey
 
 
 def _brute_log_e(kp, kq, n, lams, eps, delta):
