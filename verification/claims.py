@@ -22,11 +22,29 @@ from fractions import Fraction
 
 import mpmath
 
+from privtools.accounting import (
+    discrete_gaussian_sum_cdp,
+    discrete_gaussian_sum_xi,
+    discrete_laplace_rdp,
+    rdp_to_dp,
+    skellam_rdp_bound,
+    theorem2_rdp,
+)
 from privtools.certified import decide_le
-from privtools.certified.intervals import Interval, ends, exact_rational
+from privtools.certified.balls import arb, precision, to_arb
+from privtools.certified.intervals import Interval, ends, exact_rational, from_ball
 from privtools.errors import ParameterError
+from privtools.exact import ExactPMF, shift, sum_pmf, total_variation
+from privtools.exact.divergence import (
+    discrete_gaussian_shift_renyi,
+    gaussian_sum_renyi_curve,
+    hockey_stick,
+    renyi_shift,
+)
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.planning import theorem_params
 
+from .tails import check_tail_bound, fact2_exact_check, prop1_skellam, smallest_constant_lemma5
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, combine, status_le
 
 __all__ = ["Claim", "Row", "ClaimResult", "all_claims", "get", "check", "check_all", "view_llr",
@@ -132,7 +150,6 @@ def view_llr(noise, g: int, m: int | None = None, dps: int = 25
              ) -> tuple[mpmath.mpi, mpmath.mpi | None]:
     """Certified LLR (D_∞ both ways) of ``Σx̂ + noise`` for sensitivity g and, with ``m``,
     of its mod-m view (tabulated over Z_m; used by the pure-DP theorems and plan checks)."""
-    from privtools.exact.divergence import renyi_shift
 
     llr = renyi_shift(noise, g, math.inf, dps=dps)
     wrapped = None if m is None else renyi_shift(noise, g, math.inf, dps=dps, m=m)
@@ -145,8 +162,6 @@ def gaussian_sum_view_renyi(share: DiscreteGaussian, n: int, g: int, m: int, ord
     sensitivity g, at each order (Theorem 4). The sum is tabulated over all of Z_m, leaving
     outside far less than its smallest value there (estimated with the discrete Gaussian of
     the same variance), then wrapped."""
-    from privtools.exact import sum_pmf
-    from privtools.exact.divergence import renyi_shift
 
     cover = DiscreteGaussian(sigma2=share.sigma2 * n).logsf(m // 2 + 1)
     tail = min(mpmath.mpf(10) ** -36, mpmath.exp(mpmath.mpf(cover)) * mpmath.mpf(10) ** -36)
@@ -156,7 +171,6 @@ def gaussian_sum_view_renyi(share: DiscreteGaussian, n: int, g: int, m: int, ord
 
 # ----------------------------------------------------------------------------- checkers
 def _fact1(pt: dict) -> Row:
-    from privtools.exact import ExactPMF, sum_pmf, total_variation
 
     b, n = Fraction(pt["b"]), int(pt["n"])
     law = DiscreteLaplace(b)
@@ -169,7 +183,6 @@ def _fact1(pt: dict) -> Row:
 
 
 def _fact2(pt: dict) -> Row:
-    from .tails import fact2_exact_check
 
     res = fact2_exact_check(Fraction(pt["scale"]), [0, 1, 5, 50, 500])
     worst = res["max_rel_error"]
@@ -178,7 +191,6 @@ def _fact2(pt: dict) -> Row:
 
 
 def _prop1(pt: dict) -> Row:
-    from .tails import check_tail_bound, prop1_skellam
 
     var = Fraction(pt["var"])
     ps = [mpmath.mpf(10) ** -e for e in (1, 3, 6, 12, 20, 30)]
@@ -194,8 +206,6 @@ def _rdp_row(pt: dict, exact: mpmath.mpi, bound) -> tuple[str, float | None, str
 
 
 def _lemma3(pt: dict) -> Row:
-    from privtools.accounting import skellam_rdp_bound
-    from privtools.exact.divergence import renyi_shift
 
     var, delta, alpha = Fraction(pt["var"]), int(pt["delta"]), int(pt["alpha"])
     exact = renyi_shift(Skellam(var), delta, alpha, dps=25)
@@ -212,8 +222,6 @@ def _lemma4_eps2(n: int, sigma2: Fraction, delta: int, bits: int) -> Interval:
     ε = min{√(Δ²/(nσ²) + ξ/2), Δ/(√n σ) + ξ}, ξ = 10 Σ_{k=1}^{n−1} e^{−2π²σ² k/(k+1)}.
     (The accountant's ``discrete_gaussian_sum_cdp`` rounds ε up to a float; a certified
     ``holds`` needs the lower end of the exact value.)"""
-    from privtools.certified.balls import arb, precision, to_arb
-    from privtools.certified.intervals import from_ball
 
     with precision(bits), mpmath.workprec(bits):
         s2 = to_arb(sigma2)
@@ -247,8 +255,6 @@ def _lemma4(pt: dict) -> Row:
     ½ε²α = αΔ²/(2σ²), which is D_α exactly (CKS20: completing the square). Where ε's excess
     over Δ/(√n σ) is below the computed digits (σ² = 9: ξ ~ 1e-37) the digits are raised.
     Slack: bound / certified upper end of D_α (smallest over the orders)."""
-    from privtools.accounting import discrete_gaussian_sum_cdp, discrete_gaussian_sum_xi
-    from privtools.exact.divergence import discrete_gaussian_shift_renyi, gaussian_sum_renyi_curve
 
     n, sigma2, delta = int(pt["n"]), Fraction(pt["sigma2"]), int(pt["delta"])
     eps = discrete_gaussian_sum_cdp(n, sigma2, delta)
@@ -293,7 +299,6 @@ def _lemma4(pt: dict) -> Row:
 
 
 def _lemma5(pt: dict) -> Row:
-    from .tails import smallest_constant_lemma5
 
     eps, n = Fraction(pt["eps"]), int(pt["n"])
     ps = [mpmath.mpf(10) ** -e for e in (1, 3, 6, 10)]
@@ -303,9 +308,6 @@ def _lemma5(pt: dict) -> Row:
 
 
 def _lemma10(pt: dict) -> Row:
-    from privtools.accounting import discrete_laplace_rdp, rdp_to_dp
-    from privtools.exact import ExactPMF, shift
-    from privtools.exact.divergence import hockey_stick
 
     scale, delta = Fraction(pt["scale"]), mpmath.mpf(pt["delta"])
     conv = rdp_to_dp(lambda a: discrete_laplace_rdp(a, scale, 1), float(delta))
@@ -323,7 +325,6 @@ def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
     (it attains ε exactly away from the wrap, so its interval cannot separate from ε)."""
 
     def checker(pt: dict) -> Row:
-        from privtools.planning import theorem_params
 
         prm = theorem_params(theorem, pt["eps"], int(pt["n"]), pt["p"], c=pt.get("c"))
         eps = mpmath.mpf(Fraction(pt["eps"]).numerator) / Fraction(pt["eps"]).denominator
@@ -343,9 +344,6 @@ def _theorem_pure(theorem: int) -> Callable[[dict], Row]:
 
 
 def _theorem2(pt: dict) -> Row:
-    from privtools.accounting import theorem2_rdp
-    from privtools.exact.divergence import renyi_shift
-    from privtools.planning import theorem_params
 
     prm = theorem_params(2, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps, s = float(Fraction(pt["eps"])), float(Fraction(pt["s"]))
@@ -357,8 +355,6 @@ def _theorem2(pt: dict) -> Row:
 
 
 def _theorem2_algebra(pt: dict) -> Row:
-    from privtools.accounting import skellam_rdp_bound, theorem2_rdp
-    from privtools.planning import theorem_params
 
     prm = theorem_params(2, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps, s = float(Fraction(pt["eps"])), float(Fraction(pt["s"]))
@@ -376,8 +372,6 @@ def _theorem2_algebra(pt: dict) -> Row:
 
 
 def _theorem4(pt: dict) -> Row:
-    from privtools.accounting import discrete_gaussian_sum_cdp
-    from privtools.planning import theorem_params
 
     prm = theorem_params(4, pt["eps"], int(pt["n"]), pt["p"], s=pt["s"])
     eps_hat = mpmath.mpf(discrete_gaussian_sum_cdp(prm.n, prm.share.sigma2, prm.g))

@@ -15,6 +15,7 @@ import scipy.stats as st
 
 from privtools.certified.search import last_true
 from privtools.errors import ParameterError
+from privtools.exact import ExactPMF
 from privtools.noise import IntegerDistribution
 
 __all__ = ["GTestResult", "g_test"]
@@ -95,7 +96,6 @@ def g_test(samples, dist, min_expected: float = 5.0) -> GTestResult:
     """G-test of ``samples`` (integers) against ``dist``: a privtools distribution or a
     certified :class:`~privtools.exact.ExactPMF` (e.g. an exact n-fold sum)."""
     if not isinstance(dist, (IntegerDistribution, _TableLaw)):
-        from privtools.exact import ExactPMF
 
         if not isinstance(dist, ExactPMF):
             raise ParameterError("dist must be a privtools distribution or an ExactPMF")

@@ -30,8 +30,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.accounting import (
+    DiscreteGaussianSumEvent,
+    RdpAccountant,
+    SkellamEvent,
+)
 from privtools.errors import ParameterError
-from privtools.planning import DEPLOYMENTS
+from privtools.planning import DEPLOYMENTS, by_view
+from privtools.planning import plan as make_plan
+from privtools.protocol import view_mechanism
 
 __all__ = ["MECHANISMS", "ProtocolMechanism", "protocol_mechanism"]
 
@@ -59,11 +66,6 @@ class ProtocolMechanism:
 
 
 def _approx_claim(plan, delta: float) -> tuple[float, str]:
-    from privtools.accounting import (
-        DiscreteGaussianSumEvent,
-        RdpAccountant,
-        SkellamEvent,
-    )
 
     by_check = {   # the RDP curve of the view, by the check of the plan's kind
         "RDP": (lambda: SkellamEvent(var=plan.total_noise.variance, sensitivity=plan.g),
@@ -87,9 +89,6 @@ def protocol_mechanism(name: str, epsilon, n: int, horizon: int = 10**6, s=1,
     Theorem 6 (local) is planned with ``tail="exact"`` (its bound needs Lemma 5's
     unspecified constant); the others with the paper's bound-based τ.
     """
-    from privtools.planning import by_view
-    from privtools.planning import plan as make_plan
-    from privtools.protocol import view_mechanism
 
     if name not in MECHANISMS:
         raise ParameterError(f"mechanism must be one of {sorted(MECHANISMS)}, got {name!r}")

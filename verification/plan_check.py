@@ -67,12 +67,20 @@ from fractions import Fraction
 
 import mpmath
 
+from privtools.accounting import (
+    cdp_to_dp,
+    discrete_gaussian_sum_cdp,
+    rdp_to_dp,
+    skellam_rdp_bound,
+    theorem2_rdp,
+)
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.certified.intervals import Interval, ends, from_ball, interval
 from privtools.certified.rounding import add_down, add_up, div_down, div_up, sub_down, sub_up
 from privtools.errors import CertificationError, ParameterError
 from privtools.exact import exact_tail, sum_pmf
+from privtools.exact.divergence import renyi_shift_curve
 from privtools.noise import (
     IntegerDistribution,
     NoiseSum,
@@ -88,6 +96,7 @@ from privtools.planning import (
 )
 from privtools.validation import check_int, check_positive_fraction
 
+from .claims import gaussian_sum_view_renyi, view_llr
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 
 __all__ = ["Finding", "PlanCheck", "verify_plan", "laplace_wrapped_llr", "RDP_ORDERS",
@@ -309,7 +318,6 @@ def _pure(plan: Plan, dps: int, deciding: bool = True):
                   f"{mpmath.nstr(gap, 3)}; a post-processing of Σx̂ + noise")
         status = INFO
         if plan.m <= TABULATE_M:
-            from .claims import view_llr
 
             _, tab = view_llr(noise, plan.g, plan.m, dps=min(dps, 25))
             tlo, thi = _intervals.ends(tab)
@@ -336,7 +344,6 @@ def _short(q: Fraction) -> str:
 
 
 def _dp_conversion(curve: dict, target: dict, delta: Fraction):
-    from privtools.accounting import rdp_to_dp
 
     got = rdp_to_dp(curve, delta)
     want = rdp_to_dp(target, delta)
@@ -357,8 +364,6 @@ def _secondary(findings: list[Finding], status: str, name: str, per_batch: Fract
 
 
 def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var, deciding: bool = True):
-    from privtools.accounting import skellam_rdp_bound, theorem2_rdp
-    from privtools.exact.divergence import renyi_shift_curve
 
     noise = plan.exact_total_noise
     eps = plan.epsilon if deciding else plan.epsilon_view
@@ -393,9 +398,7 @@ def _rdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var, deciding: boo
 
 def _cdp(plan: Plan, dps: int, orders, delta: Fraction, exact_var=None, deciding: bool = True):
     """(``exact_var`` is the RDP check's: the CDP view is tabulated by its modulus.)"""
-    from privtools.accounting import cdp_to_dp, discrete_gaussian_sum_cdp
 
-    from .claims import gaussian_sum_view_renyi
 
     share = plan.share
     eps = plan.epsilon if deciding else plan.epsilon_view

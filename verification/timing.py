@@ -42,6 +42,7 @@ import scipy.stats as st
 from privtools.errors import ParameterError
 from privtools.randomness import counting_rng, words_used
 
+from .audit import audit_sampler
 from .verdicts import FAIL, INCONCLUSIVE, PASS
 
 __all__ = ["WordsAudit", "audit_words", "draw_with_words", "unary_rejection_laplace",
@@ -172,7 +173,6 @@ def audit_words(draw: Callable, n_draws: int, *, center: int = 0, alpha: float =
                              "rho": float(rho) if math.isfinite(rho) else 0.0}
     law = None
     if reference is not None:
-        from .audit import audit_sampler
 
         res = audit_sampler(lambda size, rng: values[:size], reference, int(n_draws),
                             rng=0, alpha=level)

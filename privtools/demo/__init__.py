@@ -29,6 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
+from privtools.certified import decide_le
+from privtools.exact import ExactPMF, sum_pmf, total_variation
+from privtools.noise import DiscreteGaussian, DiscreteLaplace
+from verification import claims as registry
+from verification.gof import g_test
+from verification.proofs import all_checks
+
 from . import checks, report
 
 __all__ = ["run_demo", "checks", "report"]
@@ -61,11 +68,6 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
     """
     from rich.progress import Progress
 
-    from privtools.certified import decide_le
-    from privtools.exact import ExactPMF, sum_pmf, total_variation
-    from privtools.noise import DiscreteGaussian, DiscreteLaplace
-    from verification.gof import g_test
-    from verification.proofs import all_checks
 
     t_start = time.perf_counter()
     eps, s = Fraction(1), 10
@@ -121,7 +123,6 @@ def run_demo(out: Path, quick: bool = False, seed: int = 20261122, console=None)
         progress.advance(task)
 
         progress.update(task, description="paper 000's claims (reduced grid)")
-        from verification import claims as registry
 
         results["claims"] = [
             {"name": r.claim.name, "source": r.claim.source, "status": r.status,

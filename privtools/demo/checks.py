@@ -7,6 +7,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.bandits import policy
+from privtools.bandits.experiments.presets import EASY
+from privtools.bandits.experiments.runner import make_tasks, run_tasks, summarize
+from privtools.bandits.zcdp import simulate_ucb, zcdp_policy
+from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
+from privtools.planning import plan, theorem_params
+from verification.audit import audit_mechanism, audit_sampler
+from verification.mechanisms import protocol_mechanism
+from verification.plan_check import verify_plan
+
 # Pass threshold of every G-test here: p-value >= 1e-4 (false alarm 1e-4 per test under a
 # correct sampler; seeds are fixed, so a run is deterministic).
 P_THRESHOLD = 1e-4
@@ -33,7 +43,6 @@ def mechanisms(eps: Fraction, n: int, s: int):
         Per theorem: a label, the total noise of one batch (its ``shares`` method splits
         it among the users) and whether the summed shares equal it exactly.
     """
-    from privtools.planning import theorem_params
 
     return [
         ("Thm 1 pure DP (Pólya shares)", theorem_params(1, eps, n, "1e-6").noise, True),
@@ -83,9 +92,6 @@ def audits(quick: bool, seq: np.random.SeedSequence) -> list[dict]:
     list of dict
         ``{"audit", "kind", "verdict", "passed", "detail"}`` per audit.
     """
-    from privtools.noise import DiscreteGaussian, DiscreteLaplace, Skellam
-    from verification.audit import audit_mechanism, audit_sampler
-    from verification.mechanisms import protocol_mechanism
 
     draws = 50_000 if quick else 200_000
     seeds = iter(seq.spawn(8))
@@ -123,8 +129,6 @@ def plans() -> list[dict]:
         ``reasons`` and ``guarantee`` (what the plan certifies, in words: ε = 1 is the
         theorem's RDP / CDP parameter for rdp and cdp, with the (ε, δ) it converts to).
     """
-    from privtools.planning import plan
-    from verification.plan_check import verify_plan
 
     rows = []
     for privacy, s in (("pure-dp", 1), ("rdp", 10), ("cdp", 10)):
@@ -155,10 +159,6 @@ def regret_runs(quick: bool):
     """
     import pandas as pd
 
-    from privtools.bandits import policy
-    from privtools.bandits.experiments.presets import EASY
-    from privtools.bandits.experiments.runner import make_tasks, run_tasks
-    from privtools.bandits.zcdp import simulate_ucb, zcdp_policy
 
     T, runs = (20_000, 2) if quick else (200_000, 6)
     batch = [policy("dist-dp-se", epsilon=1), policy("central-dp-se", epsilon=1),
@@ -193,7 +193,6 @@ def regret(df, T: int, runs: int) -> list[dict]:
     list of dict
         ``{"policy", "mean", "se", "horizon", "runs"}`` per policy.
     """
-    from privtools.bandits.experiments.runner import summarize
 
     return [{"policy": r["policy"], "mean": r["mean"], "se": r["se"], "horizon": T,
              "runs": runs} for r in summarize(df)["final_time_average_regret"]]

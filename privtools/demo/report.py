@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from privtools.bandits.experiments.plots import plot_regret
+
 from .checks import AUDIT_ALPHA, P_THRESHOLD, verdict
 
 # The file signatures of the image types the page can embed.
@@ -256,7 +258,6 @@ def regret_plot(df, png: Path, T: int, runs: int) -> None:
     runs : int
         Runs per policy.
     """
-    from privtools.bandits.experiments.plots import plot_regret
 
     plot_regret(df, png, title=f"easy instances, K = 10, T = {T:,}, {runs} runs, ε = 1")
 

@@ -39,6 +39,7 @@ from privtools.validation import (
 )
 
 from ._samplers import cache as _cache
+from ._samplers.fixed import DirectSampler, TableSampler
 
 # Relative size below which the truncated remainder of a float tail sum is ignored.
 _TAIL_REL_EPS = 1e-20
@@ -108,7 +109,6 @@ class IntegerDistribution:
         law's wide-law sampler (:meth:`_wide_sampler`). Its ``tv`` is a certified upper
         bound (a Fraction) on its total-variation distance from this law, or None where the
         sampler is a float one without a certificate; ``describe()`` says what it is."""
-        from ._samplers.fixed import TableSampler
 
         self._check_sampling()
         key = _cache.key(self)
@@ -123,7 +123,6 @@ class IntegerDistribution:
     def _wide_sampler(self):
         """The sampler of a law too wide for one table (subclasses with a certified one
         override this): by default the law's own float sampler."""
-        from ._samplers.fixed import DirectSampler
 
         return DirectSampler(self)
 

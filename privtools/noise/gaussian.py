@@ -34,7 +34,10 @@ from privtools.validation import check_positive_fraction, to_fraction
 
 from ._base import SymmetricIntegerDistribution, check_n
 from ._parameters import REAL_POSITIVE, Parameter, location
+from ._samplers.fixed import TAIL_MASS, GaussianRejectionSampler
 from ._samplers.fixed import floor_sqrt as _floor_sqrt
+from ._samplers.weights import symmetric_table
+from .exact_sampling import discrete_gaussian
 
 
 def _arb_gauss_sum_remainder(c: arb, j0: int) -> arb:
@@ -148,14 +151,12 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
         return self._variance
 
     def _sample_exact(self, size, rng):
-        from .exact_sampling import discrete_gaussian
 
         return discrete_gaussian(self.sigma2, self.mu, size=size, rng=rng)
 
     def _wide_sampler(self):
         """Wide laws: CKS20 Algorithm 3 from a digit ``Lap_Z(⌊σ⌋ + 1)`` proposal with an
         exact acceptance (``_fixed.GaussianRejectionSampler``)."""
-        from ._samplers.fixed import GaussianRejectionSampler
 
         return GaussianRejectionSampler(self.sigma2, self.mu)
 
@@ -166,8 +167,6 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
     def _table_weights(self, max_points: int):
         """The table by anchored running products: p(μ+k+1)/p(μ+k) = e^{−(2k+1)/(2σ²)},
         a geometric progression of step e^{−1/σ²} (``_weights.symmetric_table``)."""
-        from ._samplers.fixed import TAIL_MASS
-        from ._samplers.weights import symmetric_table
 
         s2 = self.sigma2
         log_z = []

@@ -23,6 +23,10 @@ from privtools.proven import proven
 
 from ._base import SymmetricIntegerDistribution, check_n
 from ._parameters import REAL_POSITIVE, Parameter
+from ._samplers.fixed import TAIL_MASS, DigitLaplaceSampler
+from ._samplers.weights import symmetric_table
+from .exact_sampling import discrete_laplace
+from .polya import PolyaDifference
 
 # Beyond this scale a float geometric draw could exceed int64 with non-negligible odds.
 _MAX_FLOAT_SAMPLING_SCALE = 2**50
@@ -94,7 +98,6 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
             return math.inf
 
     def _sample_exact(self, size, rng):
-        from .exact_sampling import discrete_laplace
 
         return discrete_laplace(self.scale, size=size, rng=rng)
 
@@ -108,15 +111,12 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def _wide_sampler(self):
         """Wide laws: the difference of two geometrics sampled by their base-2^16 digits
         (``_fixed.DigitLaplaceSampler``), a fixed number of words per draw."""
-        from ._samplers.fixed import DigitLaplaceSampler
 
         return DigitLaplaceSampler(self.scale)
 
     def _table_weights(self, max_points: int):
         """The table by anchored running products of the ratio e^{−1/b}
         (``_weights.symmetric_table``: vectorised, certified TV)."""
-        from ._samplers.fixed import TAIL_MASS
-        from ._samplers.weights import symmetric_table
 
         a = self._arb_inv_scale
         return symmetric_table(self, max_points, self._arb_pmf, lambda k: (-a()).exp(),
@@ -257,7 +257,6 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
     def shares(self, n: int):
         """Fact 1 (000): one user's share, Pólya(1/n, e^{-1/b}) − Pólya(1/n, e^{-1/b});
         n i.i.d. shares sum to exactly Lap_Z(b)."""
-        from .polya import PolyaDifference
 
         n = check_n(n)
         return PolyaDifference(Fraction(1, n), scale=self.scale)

@@ -35,6 +35,8 @@ from privtools.proven import proven
 
 from ._base import IntegerDistribution, SymmetricIntegerDistribution, check_n
 from ._parameters import OPEN_UNIT, REAL_POSITIVE, Parameter
+from ._samplers.cells import PolyaCellSampler, PolyaDifferenceCellSampler
+from ._samplers.polya_table import polya_difference_weights
 from ._special import log_gamma_ratio
 
 # Longest float tail sum (terms) before a law counts as too wide for the float path (as in
@@ -236,7 +238,6 @@ class Polya(_PolyaParams, IntegerDistribution):
         TV (``_cells.PolyaCellSampler``); for r > 1 (no deployment path) the float one."""
         if self.r > 1:
             return super()._wide_sampler()
-        from ._samplers.cells import PolyaCellSampler
 
         return PolyaCellSampler(self)
 
@@ -370,7 +371,6 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         (``_polya_table.polya_difference_weights``)."""
         if self.r > 1:
             return NotImplemented
-        from ._samplers.polya_table import polya_difference_weights
 
         found = polya_difference_weights(self, max_points)
         if found is None:
@@ -481,7 +481,6 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
         for r > 1 (no deployment path) the float one."""
         if self.r > 1:
             return super()._wide_sampler()
-        from ._samplers.cells import PolyaDifferenceCellSampler
 
         return PolyaDifferenceCellSampler(self)
 

@@ -31,6 +31,7 @@ from privtools.proven import proven
 
 from ._base import SymmetricIntegerDistribution, check_n
 from ._parameters import REAL_POSITIVE, Parameter, location
+from ._samplers.fixed import LogConcaveRejectionSampler
 
 _MAX_FLOAT_SAMPLING_VAR = 2**60
 # Orders from which the Debye expansion (4 terms) beats scipy's ive (measured against Arb:
@@ -140,7 +141,6 @@ class Skellam(SymmetricIntegerDistribution):
     def _wide_sampler(self):
         """Wide laws: rejection from a digit discrete Laplace with a certified constant
         (``_fixed.LogConcaveRejectionSampler``; Skellam is log-concave)."""
-        from ._samplers.fixed import LogConcaveRejectionSampler
 
         return LogConcaveRejectionSampler(self)
 

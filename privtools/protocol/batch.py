@@ -26,6 +26,7 @@ from privtools.validation import as_rng
 
 from .analyzer import _decode, _release, modular_sum
 from .randomizer import _randomize_parts, check_rewards, protocol_params
+from .secure import IdealSecAgg
 
 __all__ = ["BatchResult", "BatchesResult", "run_batch", "run_batches", "exact_sum"]
 
@@ -131,7 +132,6 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 def _default_secure():
-    from .secure import IdealSecAgg
 
     return IdealSecAgg()
 

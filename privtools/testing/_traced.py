@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.noise import DiscreteGaussian, DiscreteLaplace
+
 __all__ = ["dpl_noise", "opendp_noise", "traced_release", "dpl_draw", "opendp_draw"]
 
 
@@ -44,11 +46,9 @@ def dpl_noise(mechanism):
     if name in ("Gaussian", "GaussianAnalytic"):
         return "normal", float(mechanism._scale), None
     if name == "Geometric" and eps > 0:
-        from privtools.noise import DiscreteLaplace
 
         return "discrete-laplace", None, DiscreteLaplace(scale=Fraction(sens) / Fraction(eps))
     if name == "GaussianDiscrete":
-        from privtools.noise import DiscreteGaussian
 
         return "discrete-gaussian", None, DiscreteGaussian(sigma=float(mechanism._scale))
     return None
@@ -70,12 +70,10 @@ def opendp_noise(measurement, integer: bool):
         return None
     if func == "make_gaussian":
         if integer:
-            from privtools.noise import DiscreteGaussian
 
             return "discrete-gaussian", None, DiscreteGaussian(sigma=float(scale))
         return "normal", float(scale), None
     if integer or func == "make_geometric":
-        from privtools.noise import DiscreteLaplace
 
         return "discrete-laplace", None, DiscreteLaplace(scale=float(scale))
     return "laplace", float(scale), None

@@ -39,8 +39,11 @@ import sys
 
 import numpy as np
 
+from privtools.accounting import zcdp_to_dp
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_probability
+
+from ._traced import dpl_draw, opendp_draw
 
 __all__ = ["AdaptedMechanism", "opendp", "diffprivlib", "zcdp_epsilon"]
 
@@ -218,7 +221,6 @@ def zcdp_epsilon(rho, delta) -> float:
     ``make_zCDP_to_approxDP`` uses the tighter conversion of Canonne, Kamath & Steinke 2020;
     :func:`opendp` prefers it.)
     """
-    from privtools.accounting import zcdp_to_dp
 
     if delta is None:
         raise ParameterError("delta must be a number in (0, 1), got None")
@@ -312,7 +314,6 @@ class _OpenDPBackend:
         value = self._value(dataset)    # OpenDP draws its own (OS-seeded) randomness
         meas = self.target
         if getattr(rng, "trace_noise", None) is not None:     # under a trace: see _traced
-            from ._traced import opendp_draw
 
             carrier = None if self.shape is None else self.shape[1]
             out = opendp_draw(meas, value, size, rng, carrier in _INT_TYPES,
@@ -609,7 +610,6 @@ class _DiffprivlibBackend:
     def draw(self, dataset, size: int, rng) -> np.ndarray:
         value = _dpl_value(dataset)
         if self.seedable and getattr(rng, "trace_noise", None) is not None:
-            from ._traced import dpl_draw
 
             out = dpl_draw(self, value, size, rng)     # under a trace: see _traced
             if out is not None:

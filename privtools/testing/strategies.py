@@ -20,8 +20,10 @@ from fractions import Fraction
 import numpy as np
 
 from privtools import neighbours as _nb
-from privtools.errors import require
+from privtools.errors import ParameterError, require
 from privtools.neighbours import ADD_REMOVE, REPLACE_ONE
+from privtools.noise import LAWS
+from privtools.planning import plan, privacy_kind
 
 require("hypothesis", "testing", "privtools.testing.strategies")
 from hypothesis import strategies as st  # noqa: E402
@@ -103,7 +105,6 @@ def noise_laws(max_scale: int = 200) -> st.SearchStrategy:
     """Noise laws of paper 000 with exact parameters, every family of
     :data:`privtools.noise.LAWS` — Lap_Z(b), Pólya(r, β), its difference, Sk(μ, σ²) and
     N_Z(μ, σ²) — with arguments drawn from their parameter tables (:func:`law_arguments`)."""
-    from privtools.noise import LAWS
 
     return st.one_of(*(law_arguments(law, max_scale).map(lambda kw, law=law: law(**kw))
                        for law in LAWS))
@@ -111,7 +112,6 @@ def noise_laws(max_scale: int = 200) -> st.SearchStrategy:
 
 def plans(privacy=("pure-dp", "rdp", "cdp"), max_exponent: int = 10) -> st.SearchStrategy:
     """Plans of :func:`privtools.planning.plan` (paper's bound τ) over ε, n, T and s."""
-    from privtools.planning import plan, privacy_kind
 
     @st.composite
     def _plans(draw):
@@ -148,7 +148,6 @@ def neighbouring_rewards(n: int) -> st.SearchStrategy[tuple[np.ndarray, np.ndarr
 # ---------------------------------------------------------------- neighbouring datasets
 def _as_strategy(datasets) -> st.SearchStrategy:
     """A hypothesis strategy of datasets: ``datasets`` itself, or ``sampled_from`` a list."""
-    from privtools.errors import ParameterError
 
     if isinstance(datasets, st.SearchStrategy):
         return datasets
@@ -216,7 +215,6 @@ def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
     Give at least one bound; both must be positive. A 2-D array is a vector of records
     (rows): every entry moves, and the norms are over all entries, as
     :func:`privtools.neighbours.distance` measures them."""
-    from privtools.errors import ParameterError
 
     if linf is None and l1 is None:
         raise ParameterError("bounded_change needs linf= or l1= (the sensitivity bound)")
@@ -262,7 +260,6 @@ def dataframe_rows(frames, neighbours: str = "replace-one") -> st.SearchStrategy
     """Pairs of pandas DataFrames one row apart (the records of a frame are its rows):
     ``"replace-one"`` swaps one row for a row
     of another frame of ``frames``, ``"add-remove"`` drops one row (index reset)."""
-    from privtools.errors import ParameterError
 
     if neighbours not in (REPLACE_ONE, ADD_REMOVE):
         raise ParameterError(f"neighbours must be 'replace-one' or 'add-remove' for "
@@ -293,7 +290,6 @@ def neighbouring_pairs(datasets, neighbours="replace-one", **bounds) -> st.Searc
     """Neighbouring pairs by name: ``"replace-one"``, ``"add-remove"``, ``"linf"`` /
     ``"l1"`` (query vectors moved by at most ``bound=``, default 1), or any strategy of
     pairs given as ``neighbours`` itself. DataFrames go through :func:`dataframe_rows`."""
-    from privtools.errors import ParameterError
 
     if isinstance(neighbours, st.SearchStrategy):
         return neighbours

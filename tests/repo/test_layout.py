@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -67,3 +68,47 @@ def _ruff() -> list[str]:
 def test_few_functions_are_complex():
     complex_ = _ruff()
     assert len(complex_) <= MAX_COMPLEX, "\n".join(complex_)
+
+
+# ------------------------------------------------------------------ imports at the top
+#: Where a function may import the house's own modules, and why (start-up time only).
+LATE_IMPORTS = {
+    "privtools/cli/": "start-up time: `privtools --version` and each subcommand load only the "
+                      "rooms they run",
+    "privtools/testing/__init__.py": "start-up time: the pytest plugin (privtools.testing."
+                                     "plugin) loads it in every pytest session, and the judge "
+                                     "only when an assertion runs",
+}
+
+
+def _late_imports(source: str) -> list[int]:
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for m in ast.walk(n):
+                if isinstance(m, ast.ImportFrom) and (m.level > 0 or (m.module or "").split(
+                        ".")[0] in ("privtools", "verification")):
+                    out.append(m.lineno)
+                elif isinstance(m, ast.Import) and any(
+                        a.name.split(".")[0] in ("privtools", "verification") for a in m.names):
+                    out.append(m.lineno)
+    return out
+
+
+def test_the_house_imports_its_own_modules_at_the_top():
+    """A dependency shows at the top of the file that has it; a function imports one of the
+    house's modules only where start-up time needs it (``LATE_IMPORTS`` says where)."""
+    bad = []
+    for top in ("privtools", "verification"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if any(rel.startswith(k) for k in LATE_IMPORTS):
+                continue
+            bad += [f"{rel}:{line}" for line in _late_imports(path.read_text())]
+    assert bad == []
+
+
+def test_the_late_import_scan_sees_one():
+    source = ("import privtools\n\ndef f():\n    import numpy\n    from . import x\n\n"
+              "def g():\n    import verification.audit\n    from privtools.noise import y\n")
+    assert _late_imports(source) == [5, 8, 9]

@@ -67,6 +67,7 @@ from .draws import SEQUENTIAL, Draws, root_seed
 from .events import Event
 from .events.select import LEARNERS, Sample, choose_event
 from .fixed.mechanism import check_learners
+from .fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
 from .neighbours import check_pair
 from .stats import log_ratio_bound
 from .stats.hockey import LAMBDA_CAP, kelly_fraction
@@ -347,7 +348,6 @@ def _null_bins(reference):
     """(p₀, binning function) for the claimed law: the integers of a discrete law's bulk
     (mass outside ≤ 1e-9 per side; at most 4001 bins, merged evenly beyond that) plus the
     two tails; 1024 quantile bins of a continuous scipy law; the values of a table."""
-    from .fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
 
     if _is_scipy(reference, st.rv_continuous):
         edges = np.asarray(reference.ppf(np.linspace(0, 1, _SAMPLER_BINS + 1)[1:-1]),

@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
+from privtools.accounting import gaussian_epsilon
+
 __all__ = ["PowerCase", "analytic_sigma", "gaussian", "leaky_histogram", "fixed_histogram",
            "ragged_release", "power_cases"]
 
@@ -50,7 +52,6 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     ε(``delta``) ≤ ``epsilon`` on the certified curve (to 1e-12 relative)."""
     from scipy.optimize import brentq
 
-    from privtools.accounting import gaussian_epsilon
 
     def gap(s):
         return float(gaussian_epsilon((1.0 / s) ** 2, delta)[1]) - epsilon
@@ -59,7 +60,6 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
 
 
 def _true_epsilon(sigma: float, delta: float) -> float:
-    from privtools.accounting import gaussian_epsilon
 
     return float(gaussian_epsilon((1.0 / sigma) ** 2, delta)[1])
 

@@ -52,6 +52,7 @@ from fractions import Fraction
 
 import mpmath
 
+from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 from privtools.errors import ParameterError
 from privtools.neighbours import REPLACE_ONE
@@ -364,7 +365,6 @@ class PldAccountant(Accountant):
         balls = [(p, c) for p, _, c in parts if not isinstance(p, Fraction)]
         if not balls:
             return _intervals.interval(*_intervals.fraction_bounds(exact, self._prec))
-        from privtools.certified import balls as _arb
         with _arb.precision(self._prec + 32):
             total = _arb.to_arb(exact)
             for b, c in balls:
@@ -499,7 +499,6 @@ def pure_epsilon(event: DpEvent):
             return inner
         if inner == 0:
             return Fraction(0)
-        from privtools.certified import balls as _arb
         with _arb.precision(DEFAULT_PREC + 64):
             g = _arb.to_arb(rate)
             return (1 - g + g * _arb.to_arb(inner).exp()).log()

@@ -41,9 +41,10 @@ from flint import arb, fmpz_poly
 from privtools.certified import balls as _arb
 from privtools.errors import ParameterError, UnsupportedEventError
 
+from ..events import GaussianEvent
 from . import DEFAULT_PREC, FIXED_BITS, PrivacyLossDistribution, fixed
 from .cells import Cells, lower_grid, upper_grid
-from .events import Release
+from .events import Release, gaussian_release
 
 __all__ = ["allocation_release", "ALLOCATION_POINTS"]
 
@@ -239,7 +240,6 @@ def _power(base: list, k: int, side: str) -> tuple:
 def check_allocation(event) -> None:
     """UnsupportedEventError unless ``event`` allocates a GaussianEvent once (what
     :func:`allocation_release` reads)."""
-    from ..events import GaussianEvent
 
     if not isinstance(event.event, GaussianEvent) or event.allocations != 1:
         raise UnsupportedEventError(
@@ -254,6 +254,5 @@ def allocation_release(event) -> Release:
     inner = event.event
     mu = inner.sensitivity ** 2 / (2 * inner.sigma ** 2)
     if event.steps == 1:                          # one step: the Gaussian release itself
-        from .events import gaussian_release
         return gaussian_release(mu)
     return _Allocated(mu, event.steps)

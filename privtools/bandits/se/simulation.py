@@ -63,6 +63,7 @@ from ...protocol import (
     run_batches,
 )
 from ...protocol.randomizer import add_mod
+from ...protocol.secure import MaskedSecAgg, ShuffleSecAgg
 from ..envs.finite import Environment
 from ..runs import check_run
 from .policies import PolicySpec
@@ -243,7 +244,6 @@ def _run_certificate(rate: Fraction, delta: Fraction, plans: tuple):
 
 # ------------------------------------------------------------------------------ batches
 def _secure_for(spec: PolicySpec, n: int, m: int):
-    from ...protocol.secure import MaskedSecAgg, ShuffleSecAgg
 
     if spec.secure == "masked":
         return MaskedSecAgg(threshold=max(2, n // 2 + 1), workers=1)

@@ -61,6 +61,9 @@ from functools import lru_cache
 from privtools.errors import ParameterError
 from privtools.proven import proven
 
+from ...exact import exact_tau
+from ...planning import by_policy
+
 __all__ = [
     "paper_sigma_h",
     "paper_width",
@@ -79,7 +82,6 @@ def paper_sigma_h(name: str, epsilon: float | None, s: float = 1.0,
 
     ``n`` (the batch size l(b)) is needed for ``"ldp-se"`` only, whose σ grows like √l.
     """
-    from ...planning import by_policy
 
     d = by_policy(name)
     if d is None:
@@ -111,7 +113,6 @@ def paper_width(name: str, epsilon: float | None, n: int, arms: int, b: int, p: 
 
 @lru_cache(maxsize=4096)
 def _exact_tau_cached(law, level: Fraction) -> int:
-    from ...exact import exact_tau
 
     return exact_tau(law, level).tau
 

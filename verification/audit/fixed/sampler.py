@@ -35,6 +35,7 @@ import scipy.stats as st
 
 from privtools.certified.search import last_true
 from privtools.errors import ParameterError
+from privtools.exact import ExactPMF
 from privtools.noise import IntegerDistribution
 from privtools.validation import as_rng, check_int, check_level
 
@@ -221,7 +222,6 @@ class _Law:
     """Float reader of an integer reference: cdf/sf/pmf, centre and moments."""
 
     def __init__(self, reference):
-        from privtools.exact import ExactPMF
 
         if isinstance(reference, IntegerDistribution):
             self.dist = reference

@@ -55,6 +55,7 @@ from .probed import text as _text
 from .record.leaves import same_leaf, same_tree
 from .record.model import MAX_PROBED, draws_of, probe
 from .record.recorder import same_value
+from .record.runs import Runner
 from .result import (
     DATA_DEPENDENT,
     KINDS,
@@ -529,7 +530,6 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     delta_q = Fraction(dlt)
 
     def work(tick):
-        from .record.runs import Runner
 
         t = _Trace(
             runner=Runner(wrapped),

@@ -31,10 +31,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from privtools.bandits.se import batch_plan, simulate
+from privtools.errors import ParameterError
 from privtools.planning import plan_certificate, privacy_kind
+from privtools.protocol import neighbours, view_mechanism
 
 from ...verdicts import FAILS, HOLDS, INCONCLUSIVE, combine
+from ..draws import root_seed
 from .api import trace_mechanism
+from .record.recorder import Session, TracingGenerator
 
 __all__ = ["PlanTrace", "RunTrace", "trace_plan", "trace_run"]
 
@@ -172,8 +177,6 @@ def trace_plan(plan, *, view=None, rewards=None, user: int = 0, delta=None,
     :func:`privtools.protocol.view_mechanism`); ``rewards``: the batch (default all 0, whose
     worst-case neighbour moves ``user`` to 1); ``delta``: the δ an RDP/CDP plan is read at
     (default the plan's, else 1e-6)."""
-    from privtools.protocol import neighbours, view_mechanism
-
     view = view_mechanism(plan, user=user) if view is None else view
     x = np.zeros(plan.n) if rewards is None else np.asarray(rewards, dtype=float)
     xp = neighbours(x, user)
@@ -211,46 +214,26 @@ def _check_view(tr, plan) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------ a whole run
-def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
-    """Trace a batch-successive-elimination run (module doc): ``spec`` a policy of
-    :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
-    its environment. ``planner(n)``: the plan the batches of n users are checked against
-    (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
-    from privtools.bandits.se import batch_plan, simulate
-    from privtools.errors import ParameterError
-
-    from ..draws import root_seed
-    from .record.recorder import Session, TracingGenerator
-
-    if spec.deployment is None:
-        raise ParameterError(f"spec must be a policy of paper 000's deployments, got "
-                             f"{spec.label}")
-    if spec.returning:
-        raise ParameterError("spec: a policy with returning users composes a user's "
-                             "batches; trace_run covers users who join one batch (check "
-                             "returning users with privtools.planning.plan_certificate)")
-    session = Session("record")
-    gen = TracingGenerator(root_seed(rng) % 2**62, session)
-    simulate(spec, env, horizon, rng=gen)
-    law_calls = [c for c in session.calls if c.family == "law"]
-    checks = []
-    bad = []
-    sizes: dict[int, int] = {}
+def _schedule(spec, horizon: int) -> list[int]:
+    """The batch sizes of a run: base, base², … up to the horizon."""
     schedule = []
     n = spec.base
     while n <= horizon:
         schedule.append(n)
         n *= spec.base
+    return schedule
 
-    if planner is None:
-        def planner(n):
-            return batch_plan(spec, n, horizon)
 
+def _match_laws(spec, law_calls, schedule, planner) -> tuple[dict, list]:
+    """Each law call matched to the batch size whose plan draws that law: how many calls
+    per size, and the calls no plan of the schedule explains."""
     def wanted(n):
         p = planner(n)
         return p.central_noise if p.trust == "central" else (
             p.total_noise if spec.mode == "aggregate" else p.share)
     per_user = spec.mode != "aggregate" and spec.deployment.trust != "central"
+    sizes: dict[int, int] = {}
+    bad = []
     for c in law_calls:
         # shares are drawn per user (the last axis is the batch's users); a total or
         # central noise per arm: its batch size is the schedule's that plans this law
@@ -264,6 +247,30 @@ def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
                           f" has {want}"))
             continue
         sizes[match] = sizes.get(match, 0) + 1
+    return sizes, bad
+
+
+def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
+    """Trace a batch-successive-elimination run (module doc): ``spec`` a policy of
+    :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
+    its environment. ``planner(n)``: the plan the batches of n users are checked against
+    (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
+    if spec.deployment is None:
+        raise ParameterError(f"spec must be a policy of paper 000's deployments, got "
+                             f"{spec.label}")
+    if spec.returning:
+        raise ParameterError("spec: a policy with returning users composes a user's "
+                             "batches; trace_run covers users who join one batch (check "
+                             "returning users with privtools.planning.plan_certificate)")
+    session = Session("record")
+    gen = TracingGenerator(root_seed(rng) % 2**62, session)
+    simulate(spec, env, horizon, rng=gen)
+    law_calls = [c for c in session.calls if c.family == "law"]
+    if planner is None:
+        def planner(n):
+            return batch_plan(spec, n, horizon)
+    sizes, bad = _match_laws(spec, law_calls, _schedule(spec, horizon), planner)
+    checks = []
     if not law_calls:
         checks.append(("draws", INCONCLUSIVE, "the run drew no privtools law"))
     elif bad:
