@@ -26,7 +26,7 @@ from privtools.cli.audit import audit
 from privtools.cli.boundary import EPILOG, BoundaryGroup
 from privtools.cli.experiments import SimulateCommand
 from privtools.cli.laws import KINDS as _KINDS
-from privtools.cli.laws import build_law
+from privtools.cli.laws import build_law, with_law_options
 from privtools.cli.simulate import simulate
 from privtools.errors import ParameterError
 from privtools.validation import show_number
@@ -73,18 +73,14 @@ def _fmt(x) -> str:
 
 
 @app.command()
+@with_law_options()
 def noise(
     kind: str = typer.Argument(..., help=f"one of: {', '.join(_KINDS)}"),
-    scale: str = typer.Option(None, help="Lap_Z scale b, or Pólya scale (beta = exp(-1/b))"),
-    var: str = typer.Option(None, help="Skellam variance"),
-    sigma2: str = typer.Option(None, help="discrete Gaussian sigma^2"),
-    r: str = typer.Option(None, help="Pólya r"),
-    beta: str = typer.Option(None, help="Pólya beta in (0, 1)"),
-    mu: int = typer.Option(None, help="integer location (Skellam, Gaussian; default 0)"),
     shares: int = typer.Option(None, help="also describe one of N users' shares and "
                                f"certify that N shares sum to this law (N <= {MAX_SHARES:,})"),
     dps: int = typer.Option(30, help=f"decimal digits for exact values (1 to {MAX_DPS})"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+    law_args: dict = None,
 ):
     """Describe a noise law: moments, float and certified tails, and (with --shares)
     the per-user share and an exact check of the n-fold sum.
@@ -94,7 +90,7 @@ def noise(
     limit)."""
     from privtools.exact import ExactPMF, sum_pmf, total_variation
 
-    d = build_law(kind, scale, var, sigma2, r, beta, mu)
+    d = build_law(kind, law_args)
     checks.int_range("dps", dps, 1, MAX_DPS)
     checks.int_range("shares", shares, 1, MAX_SHARES,
                      " (beyond it the certified n-fold sum runs for hours and loses precision)")

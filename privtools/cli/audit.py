@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from privtools.cli.jobs import FileJob
+from privtools.cli.laws import build_law, law_options, width_options, with_law_options
 from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
 from privtools.cli.trace import (
     TRACE_OPTIONS,
@@ -76,7 +77,7 @@ MODE_FLAGS = {"mechanism": "--mechanism", "sampler": "--sampler",
               "mechanism_file": "--mechanism-file"}
 MODE_OPTIONS = {
     "mechanism": ("epsilon", "n", "horizon", "s", "delta", "trace"),
-    "sampler": ("scale", "var", "sigma2", "r", "beta", "mu", "exact"),
+    "sampler": law_options() + ("exact",),
     "mechanism_file": ("epsilon", "delta", "d", "d_prime", "datasets", "neighbours", "budget",
                        "features", "learners", "workers", "stop_early", "bits", "timeout",
                        "total_timeout") + TRACE_OPTIONS,
@@ -85,6 +86,7 @@ SEARCH_OPTIONS = ("datasets", "budget")
 EXACT_SAMPLERS = ("laplace", "gaussian")
 
 
+@with_law_options("sampler: ")
 def audit(
     mechanism: str = typer.Option(None, help="protocol view to audit: dist-dp, dist-shuffle, "
                                   "dist-rdp, dist-cdp, central, local"),
@@ -160,14 +162,9 @@ def audit(
     alpha: float = typer.Option(0.01, help="false-alarm level of the audit"),
     seed: int = typer.Option(0, help="seed of the audit's numpy Generator (the same seed "
                              "repeats the audit exactly)"),
-    scale: str = typer.Option(None, help="sampler: Lap_Z or Pólya scale"),
-    var: str = typer.Option(None, help="sampler: Skellam variance"),
-    sigma2: str = typer.Option(None, help="sampler: discrete Gaussian σ²"),
-    r: str = typer.Option(None, help="sampler: Pólya r"),
-    beta: str = typer.Option(None, help="sampler: Pólya β"),
-    mu: int = typer.Option(0, help="sampler: integer location"),
     exact: bool = typer.Option(False, help="sampler: use the integer-only sampler"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+    law_args: dict = None,
 ):
     """Audit a protocol view (--mechanism), a noise sampler (--sampler) or your own
     mechanism (--mechanism-file) by sampling.
@@ -238,10 +235,7 @@ def audit(
             head = (f"{mechanism}: Theorem {p.theorem} (000), n = {p.n}, g = {p.g}, "
                     f"τ = {p.tau}, m = {p.m}; claim {pm.claim}")
         else:
-            from privtools.cli.laws import build_law
-
-            dist = build_law(sampler, scale, var, sigma2, r, beta,
-                             mu if checks.given("mu") else None, kind_option="--sampler")
+            dist = build_law(sampler, law_args, kind_option="--sampler")
             _check_sampler_width(dist)
             bar, tick = _progress_bar(samples, as_json)
             if bar:
@@ -349,7 +343,7 @@ def _check_sampler_width(dist) -> None:
 
     sd = math.sqrt(dist.var())
     if not sd <= MAX_SAMPLER_SD:
-        law = checks.given("scale", "var", "sigma2", "r", "beta")
+        law = checks.given(*width_options())
         raise ParameterError(f"{', '.join(checks.opt(n) for n in law)}: the law's standard "
                              f"deviation {sd:.3g} is beyond the limit {MAX_SAMPLER_SD:.0e} of "
                              "a sampler audit (its G-test has one bin per integer of the bulk)")

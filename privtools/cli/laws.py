@@ -3,30 +3,31 @@ before any work: options that the kind does not take are refused, values are par
 and laws too wide for the float tail searches to finish in about a minute are refused with
 the option and its limit.
 
-The options of each kind, their domains and their limits are the law's parameter table
-(``Law.parameters``, :class:`privtools.noise.Parameter`); this module only names the kinds.
+The command line reads the laws: the kinds are the laws' names (``Law.name``, as scipy.stats
+names its distributions, over :data:`privtools.noise.LAWS`), and the options of each kind,
+their help, domains, alternatives and limits are the law's parameter table
+(``Law.parameters``, :class:`privtools.noise.Parameter`). A new law in ``LAWS`` is a new kind
+of ``privtools noise`` and ``privtools audit --sampler`` with no edit here.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
+import typer
+
 from privtools.errors import ParameterError
+from privtools.noise import LAWS
 
 from . import checks
 
-KINDS = ("laplace", "polya", "polya-difference", "skellam", "gaussian")
+#: The kinds of law, by name (one per law of :data:`privtools.noise.LAWS`).
+KINDS = tuple(law.name for law in LAWS)
+_BY_NAME = {law.name: law for law in LAWS}
 
-#: the law class of each kind, by name in :mod:`privtools.noise` (imported on first use)
-LAW_NAMES = {
-    "laplace": "DiscreteLaplace",
-    "polya": "Polya",
-    "polya-difference": "PolyaDifference",
-    "skellam": "Skellam",
-    "gaussian": "DiscreteGaussian",
-}
-
-# Names read from the parameter tables on first use (the noise laws load on demand).
+# The limits the tests and the docs name, read from the parameter tables.
 _LIMIT_ALIASES = {
     "MAX_LAPLACE_SCALE": ("laplace", "scale"),
     "MAX_VARIANCE": ("skellam", "var"),           # and the discrete Gaussian's sigma2
@@ -38,9 +39,7 @@ _LIMIT_ALIASES = {
 
 def law_class(kind: str):
     """The law class of ``kind`` (one of :data:`KINDS`)."""
-    import privtools.noise as noise
-
-    return getattr(noise, LAW_NAMES[kind])
+    return _BY_NAME[kind]
 
 
 def takes(kind: str) -> tuple[str, ...]:
@@ -51,6 +50,14 @@ def takes(kind: str) -> tuple[str, ...]:
 def law_options() -> tuple[str, ...]:
     """Every option of every kind, each once, in the order the kinds list them."""
     return tuple(dict.fromkeys(n for kind in KINDS for n in takes(kind)))
+
+
+def width_options() -> tuple[str, ...]:
+    """The options that set a law's width (every option but the locations, which have a
+    default)."""
+    return tuple(n for n in law_options()
+                 if all(law_class(k).parameter(n).default is None for k in KINDS
+                        if n in takes(k)))
 
 
 def __getattr__(name: str):
@@ -64,15 +71,55 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def build_law(kind: str, scale, var, sigma2, r, beta, mu, *, kind_option: str = "kind"):
-    """The law of ``kind`` with the given options (None = not given); ParameterError naming
-    the option for a bad value, an option the kind does not take, or a law beyond the size
-    limits of its parameter table."""
+def option_help(name: str) -> str:
+    """The help of option ``--name``, from the tables: the kinds that take it, its domain,
+    its alternative and its default."""
+    kinds = [kind for kind in KINDS if name in takes(kind)]
+    p = law_class(kinds[0]).parameter(name)
+    text = f"{', '.join(kinds)}: {p.domain.describe(name)}"
+    if p.choice is not None:
+        text += f" (or its alternative, {p.choice})"
+    if p.default is not None:
+        text += f"; default {p.default}"
+    return text
+
+
+def with_law_options(help_prefix: str = ""):
+    """Give a command one option per law parameter (:func:`law_options`, help from the
+    tables): the command declares ``law_args: dict`` last and receives the options' values
+    there (None: not given)."""
+    def wrap(command):
+        sig = inspect.signature(command)
+        kept = [p for p in sig.parameters.values() if p.name != "law_args"]
+        names = law_options()
+        extra = []
+        for name in names:
+            p = next(law.parameter(name) for law in LAWS if name in takes(law.name))
+            extra.append(inspect.Parameter(
+                name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=int if p.domain.integer
+                else str, default=typer.Option(None, help=help_prefix + option_help(name))))
+        at = next((i for i, p in enumerate(kept) if p.name == "as_json"), len(kept))
+
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            law_args = {n: kwargs.pop(n, None) for n in names}
+            return command(*args, law_args=law_args, **kwargs)
+        run.__signature__ = sig.replace(parameters=kept[:at] + extra + kept[at:])
+        run.__annotations__ = {k: v for k, v in command.__annotations__.items()
+                               if k != "law_args"}
+        return run
+    return wrap
+
+
+def build_law(kind: str, values: dict, *, kind_option: str = "kind"):
+    """The law of ``kind`` with the options' ``values`` (by parameter name; None or absent =
+    not given); ParameterError naming the option for a bad value, an option the kind does
+    not take, or a law beyond the size limits of its parameter table."""
     if kind not in KINDS:
         raise ParameterError(f"{kind_option} must be one of {', '.join(KINDS)}; got {kind!r}")
     cls = law_class(kind)
     table = cls.parameters
-    values = dict(scale=scale, var=var, sigma2=sigma2, r=r, beta=beta, mu=mu)
+    values = {n: values.get(n) for n in law_options()}
     names = tuple(p.name for p in table)
     checks.refuse([n for n in values if values[n] is not None and n not in names],
                   f"does not apply to {kind} (it takes {', '.join(checks.opt(n) for n in names)})")

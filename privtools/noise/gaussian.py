@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from typing import ClassVar
 
 import flint
 import numpy as np
@@ -52,6 +53,10 @@ class DiscreteGaussian(SymmetricIntegerDistribution):
 
     ``sigma2`` is held as a Fraction; ``DiscreteGaussian(sigma=s)`` uses ``Fraction(s)**2``.
     """
+
+    #: the law's name, as scipy.stats names its distributions (the command line's
+    #: kind of law)
+    name: ClassVar[str] = "gaussian"
 
     sigma2: Fraction
     mu: int = field(default=0)

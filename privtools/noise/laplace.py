@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
@@ -38,6 +39,10 @@ class DiscreteLaplace(SymmetricIntegerDistribution):
 
     ``scale`` is held exactly as a Fraction (a float is taken at its exact binary value).
     """
+
+    #: the law's name, as scipy.stats names its distributions (the command line's
+    #: kind of law)
+    name: ClassVar[str] = "laplace"
 
     scale: Fraction
 

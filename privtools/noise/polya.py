@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 import scipy.special as sc
@@ -160,6 +161,10 @@ class Polya(_PolyaParams, IntegerDistribution):
 
     ``Polya(r, beta)`` or ``Polya(r, scale=b)`` (β = e^{-1/b}).
     """
+
+    #: the law's name, as scipy.stats names its distributions (the command line's
+    #: kind of law)
+    name: ClassVar[str] = "polya"
 
     r: Fraction
     beta: Fraction | float
@@ -303,6 +308,10 @@ class PolyaDifference(_PolyaParams, SymmetricIntegerDistribution):
 
     With r = 1/n, n i.i.d. copies sum to Lap_Z(b), β = e^{-1/b} (Fact 1).
     """
+
+    #: the law's name, as scipy.stats names its distributions (the command line's
+    #: kind of law)
+    name: ClassVar[str] = "polya-difference"
 
     r: Fraction
     beta: Fraction | float

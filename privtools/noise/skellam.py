@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 import scipy.special as sc
@@ -78,6 +79,10 @@ class Skellam(SymmetricIntegerDistribution):
 
     The exact variance is the field ``variance`` (a Fraction); ``var()`` is its float.
     """
+
+    #: the law's name, as scipy.stats names its distributions (the command line's
+    #: kind of law)
+    name: ClassVar[str] = "skellam"
 
     variance: Fraction
     mu: int = 0
