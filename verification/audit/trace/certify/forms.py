@@ -268,7 +268,7 @@ def _node_input(node, e):
     return f if f.finite and len(f.a) == 1 and next(iter(f.a))[0] != "w" else None
 
 
-def _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus, pure):
+def _absorb(fm, fa, fb, nd, np_, draws, index, paths, *, modulus, pure):
     """Leaves ``c + α·R(c₀ + a·z)`` of one draw z, where R rounds to the integers and
     commutes with integer shifts, and c moves by α·n (n an integer): the view on d' is the
     view on d with z moved by n/a — a release of z's law (an upper bound by
@@ -450,7 +450,7 @@ def _rescaled_leaf(fm, j, where, la, lb, index) -> None:
     fm.refuse(f"the noise reaches {where} with other coefficients on d and d'")
 
 
-def _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus) -> None:
+def _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, *, index, modulus) -> None:
     """The probes cross-check a leaf's forms on d and d' (refused where they disagree)."""
     for dp_, lin in ((dep, la), (dep_p, lb)):
         raw = _raw(lin, index)
@@ -537,8 +537,8 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
         if wrapped is None:
             return fm
     ya, yb = rec.tree.values, rp.tree.values
-    absorbed, exact_absorbed = _absorb(fm, fa, fb, nd, np_, draws, index, paths, modulus,
-                                       pure)
+    absorbed, exact_absorbed = _absorb(fm, fa, fb, nd, np_, draws, index, paths,
+                                       modulus=modulus, pure=pure)
     skip = wrapped | set(folded) | absorbed
     fm.nodes = tuple(n for n in nd if n.index not in skip)
     fm.exact = not fm.nodes and exact_absorbed
@@ -550,7 +550,7 @@ def form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=frozenset(),
         elif la.a != lb.a:
             _rescaled_leaf(fm, j, where, la, lb, index)
         else:
-            _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index, modulus)
+            _probes_disagree(fm, j, where, la, lb, dep, dep_p, nd, index=index, modulus=modulus)
             if fm.ok:
                 _leaf_row(fm, j, where, la, lb, nd, draws, index, modulus)
     if fm.ok:

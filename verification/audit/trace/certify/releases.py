@@ -41,8 +41,8 @@ def form_model_of(t, rec, rp, draws, dep, dep_p):
     """The tracked runs of the coupled pair, read as rows (:mod:`.forms`)."""
     trec = t.runner.tracked(t.d, rec.calls)
     trp = t.runner.tracked(t.dp, rec.calls)
-    fm = form_model(trec, trp, rec, rp, draws, dep, dep_p, t.varying, t.modulus,
-                    t.delta == 0)
+    fm = form_model(trec, trp, rec, rp, draws, dep, dep_p, varying=t.varying,
+                    modulus=t.modulus, pure=t.delta == 0)
     if fm.ok and (dep.steered or dep_p.steered or dep.raised or dep_p.raised):
         fm.refuse((dep.steered + dep_p.steered + dep.raised + dep_p.raised)[0] +
                   ", though no branch on a noisy value was recorded")
@@ -296,5 +296,6 @@ def two_gaussians(t, rec, draws, fm):
     t.gaussian_dp = True
     t.decided.append(f"the Gaussian's scale is {qtext(s1)} on d and {qtext(s2)} on d': the "
                      "two laws' ε(δ) is certified directly (not a shift)")
-    return certify.Release(where, text, dc, (), (mpmath.inf, mpmath.inf), True, True,
-                           s1, draws[di].method, 1, (lo, hi))
+    return certify.Release(where=where, law=text, shift=dc, events=(),
+                           pure=(mpmath.inf, mpmath.inf), exact=True, continuous=True,
+                           scale=s1, source=draws[di].method, count=1, eps_delta=(lo, hi))
