@@ -100,7 +100,7 @@ from .claims import gaussian_sum_view_renyi, view_llr
 from .verdicts import FAILS, HOLDS, INCONCLUSIVE, INFO, status_le
 
 __all__ = ["Finding", "PlanCheck", "verify_plan", "laplace_wrapped_llr", "RDP_ORDERS",
-           "CDP_ORDERS", "INFO", "PLD_CONVERSION_VAR"]
+           "CDP_ORDERS", "PLD_CONVERSION_VAR"]
 
 RDP_ORDERS = privacy_kind("rdp").orders
 CDP_ORDERS = privacy_kind("cdp").orders

@@ -17,8 +17,6 @@ from privtools.exact import ExactPMF, exact_quantile, exact_tail, sum_pmf
 from privtools.noise import DiscreteGaussian, DiscreteLaplace, Polya, PolyaDifference, Skellam
 from tests import oracles
 from verification.tails import (
-    FAILS,
-    HOLDS,
     check_tail_bound,
     fact2_exact_check,
     fact2_tail,
@@ -29,6 +27,7 @@ from verification.tails import (
     subgaussian_tail,
     theorem1_tau,
 )
+from verification.verdicts import FAILS, HOLDS
 
 PS = [mpmath.mpf(10) ** -e for e in range(1, 31)]            # 1e-1 .. 1e-30
 PS_SHORT = [Fraction(1, 10**e) for e in (1, 3, 10, 20, 30)]  # exact decimals

@@ -65,7 +65,9 @@ from .outputs import Outputs, as_outputs
 from .search import Counterexample, search_counterexample, shrink_counterexample
 from .sequential import SequentialAudit, audit_mechanism_sequential, audit_sampler_sequential
 from .stats import clopper_pearson
-from .trace import Finding, TracedSearch, TraceResult, confirm, search_traced, trace_mechanism
+from .trace.api import Finding, TraceResult, trace_mechanism
+from .trace.confirm import confirm
+from .trace.search import TracedSearch, search_traced
 
 __all__ = [
     "SamplerAudit",

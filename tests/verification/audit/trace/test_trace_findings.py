@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from verification.audit.trace import KINDS, Finding
+from verification.audit import Finding
+from verification.audit.trace import KINDS
 from verification.audit.trace.result import FINDING_KINDS, kind
 from verification.zoo.glue import glue_suite
 
