@@ -123,15 +123,7 @@ def build_law(kind: str, values: dict, *, kind_option: str = "kind"):
     names = tuple(p.name for p in table)
     checks.refuse([n for n in values if values[n] is not None and n not in names],
                   f"does not apply to {kind} (it takes {', '.join(checks.opt(n) for n in names)})")
-    groups: dict[str, list[str]] = {}
-    for p in table:
-        if p.choice is not None:
-            groups.setdefault(p.choice, []).append(p.name)
-    for relation, group in groups.items():
-        given = [n for n in group if values[n] is not None]
-        if len(given) > 1:
-            checks.refuse(given, f"contradict each other: give one of them ({relation})")
-
+    groups = _alternatives(table, values)
     kwargs = {}
     with checks.naming():
         for p in table:
@@ -142,17 +134,35 @@ def build_law(kind: str, values: dict, *, kind_option: str = "kind"):
                 if required and all(values[n] is None for n in alternatives):
                     raise ParameterError(f"{checks.opt(p.name)} is required for {kind}")
                 continue
-            value = text  # (integers come parsed; the constructor checks them)
-            if isinstance(text, str):
-                value = checks.number(p.name, text, positive=p.domain.below(0),
-                                      integer=p.domain.integer)
-                _check(p, text)
-            if p.name == "beta":
-                _beta_within(cls, value)
-            elif p.limit is not None:
-                checks.at_most(p.name, value, p.limit, p.reason)
-            kwargs[p.name] = value
+            kwargs[p.name] = _value(cls, p, text)
         return cls(**kwargs)
+
+
+def _alternatives(table, values) -> dict[str, list[str]]:
+    """The groups of alternative parameters (Pólya's beta or scale), refusing two given."""
+    groups: dict[str, list[str]] = {}
+    for p in table:
+        if p.choice is not None:
+            groups.setdefault(p.choice, []).append(p.name)
+    for relation, group in groups.items():
+        given = [n for n in group if values[n] is not None]
+        if len(given) > 1:
+            checks.refuse(given, f"contradict each other: give one of them ({relation})")
+    return groups
+
+
+def _value(cls, p, text):
+    """One option's value, parsed exactly and checked against its domain and limit."""
+    value = text  # (integers come parsed; the constructor checks them)
+    if isinstance(text, str):
+        value = checks.number(p.name, text, positive=p.domain.below(0),
+                              integer=p.domain.integer)
+        _check(p, text)
+    if p.name == "beta":
+        _beta_within(cls, value)
+    elif p.limit is not None:
+        checks.at_most(p.name, value, p.limit, p.reason)
+    return value
 
 
 def _check(p, text) -> None:

@@ -250,11 +250,8 @@ def _match_laws(spec, law_calls, schedule, planner) -> tuple[dict, list]:
     return sizes, bad
 
 
-def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
-    """Trace a batch-successive-elimination run (module doc): ``spec`` a policy of
-    :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
-    its environment. ``planner(n)``: the plan the batches of n users are checked against
-    (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
+def _check_run_spec(spec) -> None:
+    """A run ``trace_run`` covers: a deployment of paper 000, users in one batch."""
     if spec.deployment is None:
         raise ParameterError(f"spec must be a policy of paper 000's deployments, got "
                              f"{spec.label}")
@@ -262,6 +259,14 @@ def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
         raise ParameterError("spec: a policy with returning users composes a user's "
                              "batches; trace_run covers users who join one batch (check "
                              "returning users with privtools.planning.plan_certificate)")
+
+
+def trace_run(spec, env, horizon: int, rng=None, *, planner=None) -> RunTrace:
+    """Trace a batch-successive-elimination run (module doc): ``spec`` a policy of
+    :func:`privtools.bandits.se.policy` with a distributed or central deployment, ``env``
+    its environment. ``planner(n)``: the plan the batches of n users are checked against
+    (default: the run's own, ``batch_plan(spec, n, horizon)``)."""
+    _check_run_spec(spec)
     session = Session("record")
     gen = TracingGenerator(root_seed(rng) % 2**62, session)
     simulate(spec, env, horizon, rng=gen)
