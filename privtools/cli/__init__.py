@@ -31,13 +31,9 @@ from privtools.cli.simulate import simulate
 from privtools.errors import ParameterError
 from privtools.validation import show_number
 
-app = typer.Typer(
-    cls=BoundaryGroup,
-    add_completion=False,
-    no_args_is_help=True,
-    help="privtools: discrete noise for distributed DP, checked exactly.",
-    epilog=EPILOG,
-)
+app = typer.Typer(cls=BoundaryGroup, add_completion=False, no_args_is_help=True,
+                  help="privtools: discrete noise for distributed DP, checked exactly.",
+                  epilog=EPILOG)
 console = Console(stderr=True)
 
 # `noise --shares`: the certified check of the n-fold sum tabulates the law to 10**-dps and

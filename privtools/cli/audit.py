@@ -186,27 +186,11 @@ def audit(
     _check_options(mechanism, sampler, mechanism_file, n, samples, alpha, seed, delta, exact)
     if mechanism_file is not None:
         traced = check_trace_values(trace, no_trace, declared, modulus, arithmetic)
-        job = _file_job(
-            spec=mechanism_file,
-            epsilon=epsilon,
-            delta=delta,
-            d=d,
-            d_prime=d_prime,
-            datasets=datasets,
-            neighbours=neighbours,
-            budget=budget,
-            features=features,
-            learners=learners,
-            workers=workers,
-            samples=samples,
-            bits=bits,
-            timeout=timeout,
-            total_timeout=total_timeout,
-            traced=traced,
-            alpha=alpha,
-            seed=seed,
-            stop_early=stop_early,
-        )
+        job = _file_job(spec=mechanism_file, epsilon=epsilon, delta=delta, d=d, d_prime=d_prime,
+                        datasets=datasets, neighbours=neighbours, budget=budget, features=features,
+                        learners=learners, workers=workers, samples=samples, bits=bits,
+                        timeout=timeout, total_timeout=total_timeout, traced=traced, alpha=alpha,
+                        seed=seed, stop_early=stop_early)
         _run_file_job(job, as_json)  # exits 0 (pass) or 1
     samples = DEFAULT_SAMPLES if samples is None else samples
     delta = DEFAULT_PLAN_DELTA if delta is None else delta

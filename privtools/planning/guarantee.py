@@ -67,18 +67,8 @@ def _delta(d) -> str:
 def plan_view(plan: Plan) -> TheoremParams:
     """The plan's own view (its g and noise, whatever they are) as theorem parameters."""
     noise = plan.total_noise if plan.deployment.total == "nominal" else plan.mechanism_noise
-    return TheoremParams(
-        theorem=plan.theorem,
-        epsilon=plan.epsilon_view,
-        n=plan.n,
-        p=plan.p_noise,
-        s=plan.s,
-        g=plan.g,
-        tau=plan.tau,
-        m=plan.m,
-        share=plan.share,
-        noise=noise,
-    )
+    return TheoremParams(theorem=plan.theorem, epsilon=plan.epsilon_view, n=plan.n, p=plan.p_noise,
+                         s=plan.s, g=plan.g, tau=plan.tau, m=plan.m, share=plan.share, noise=noise)
 
 
 def _profile(plan: Plan) -> tuple[tuple[int, int], ...]:

@@ -141,18 +141,8 @@ def theorem_params(theorem: int, epsilon, n: int, p, s=1, c=None) -> TheoremPara
         tau = _tau(dep.tau(g, evm, n, log2p, cm), eps, n, pf, g, cf)
     noise, share = _laws(dep, g, ev, n)   # after τ: an ε beyond the range is named first
     m = n * g + 2 * tau + 1
-    return TheoremParams(
-        theorem=theorem,
-        epsilon=eps,
-        n=n,
-        p=pf,
-        s=sf if dep.scaled else None,
-        g=g,
-        tau=tau,
-        m=m,
-        share=share,
-        noise=noise,
-    )
+    return TheoremParams(theorem=theorem, epsilon=eps, n=n, p=pf, s=sf if dep.scaled else None,
+                         g=g, tau=tau, m=m, share=share, noise=noise)
 
 
 def _precision(dep: Deployment, eps: Fraction, n: int, s: Fraction) -> tuple[Fraction, int]:

@@ -167,17 +167,9 @@ def run_batch(x, plan, rng=None, secure=None) -> BatchResult:
     noise = int(eta_c[0]) if eta is None else int(_int_sum(eta))
     estimate = Fraction(z_int, P.g)
     true_sum = exact_sum(xs)
-    return BatchResult(
-        estimate=estimate,
-        z_int=z_int,
-        y=int(released[0]),
-        encoded_sum=int(_int_sum(xhat)),
-        noise=noise,
-        true_sum=true_sum,
-        error=estimate - true_sum,
-        messages=_readonly(msgs),
-        secure_output=out,
-    )
+    return BatchResult(estimate=estimate, z_int=z_int, y=int(released[0]),
+                       encoded_sum=int(_int_sum(xhat)), noise=noise, true_sum=true_sum,
+                       error=estimate - true_sum, messages=_readonly(msgs), secure_output=out)
 
 
 def run_batches(X, plan, rng=None) -> BatchesResult:

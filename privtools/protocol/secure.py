@@ -424,16 +424,11 @@ class MaskedSecAgg(SecureAggregator):
                       + n * (n - 1) * 2 * share_b         # shares of sk_u and b_u
                       + len(S) * message_bytes(m)         # masked messages
                       + len(S) * n * share_b)             # unmasking shares
-        view = MaskedView(
-            session_id=session,
-            public_keys=pk_raw,
-            senders=_readonly(S.copy()),
-            masked=_readonly(masked),
-            self_mask_seeds=MappingProxyType(b_seen),
-            dropped_private_keys=MappingProxyType(sk_dropped),
-            pairwise_masked=_readonly(pairwise_masked),
-            share_holders=tuple(int(h) for h in holders),
-        )
+        view = MaskedView(session_id=session, public_keys=pk_raw, senders=_readonly(S.copy()),
+                          masked=_readonly(masked), self_mask_seeds=MappingProxyType(b_seen),
+                          dropped_private_keys=MappingProxyType(sk_dropped),
+                          pairwise_masked=_readonly(pairwise_masked),
+                          share_holders=tuple(int(h) for h in holders))
         return SecureOutput(int(total), view, n, dropped, bytes_sent, self.name)
 
 

@@ -239,18 +239,9 @@ def assert_private(mechanism, d=None, d_prime=None, epsilon=None, delta=0.0, dat
         if exact or n_samples is not None or max_samples is not None:
             raise ParameterError("mode='trace' samples nothing: exact, n_samples and "
                                  "max_samples do not apply")
-        return _trace(
-            mechanism=mechanism,
-            d=d,
-            d_prime=d_prime,
-            eps=eps,
-            delta=delta,
-            datasets=datasets,
-            neighbours=neighbours,
-            relation=relation,
-            rng=rng,
-            options=audit_options,
-        )
+        return _trace(mechanism=mechanism, d=d, d_prime=d_prime, eps=eps, delta=delta,
+                      datasets=datasets, neighbours=neighbours, relation=relation, rng=rng,
+                      options=audit_options)
     search_opts = {k: audit_options.pop(k) for k in _SEARCH_OPTIONS if k in audit_options}
     search = datasets is not None or _is_strategy(neighbours)
     if search_opts and not search:

@@ -209,21 +209,10 @@ def _entry(name, mechanism, epsilon, true_epsilon, source, lengths, relation, *,
     single = relation != "query" or max(lengths) == 1
     datasets, pairs = _benchmark_inputs(lengths, single)
     private = true_epsilon is not None and true_epsilon <= epsilon + 1e-12
-    return ZooMechanism(
-        name=name,
-        mechanism=mechanism,
-        epsilon=epsilon,
-        private=private,
-        true_epsilon=true_epsilon,
-        source=source,
-        datasets=datasets,
-        relation=relation,
-        pairs=pairs,
-        dpsniper=dpsniper,
-        statdp=statdp,
-        suite=suite,
-        note=note,
-    )
+    return ZooMechanism(name=name, mechanism=mechanism, epsilon=epsilon, private=private,
+                        true_epsilon=true_epsilon, source=source, datasets=datasets,
+                        relation=relation, pairs=pairs, dpsniper=dpsniper, statdp=statdp,
+                        suite=suite, note=note)
 
 
 _LSL = "Lyu, Su, Li, PVLDB 2017, Algorithm "
@@ -356,22 +345,10 @@ def _float_entry(name, mechanism, epsilon, true_epsilon, source, note, *, delta=
                  relation="query") -> ZooMechanism:
     d, dp = (0,), (1,)
     private = true_epsilon is not None and true_epsilon <= epsilon + 1e-12
-    return ZooMechanism(
-        name=name,
-        mechanism=mechanism,
-        epsilon=epsilon,
-        private=private,
-        true_epsilon=true_epsilon,
-        source=source,
-        datasets=(d, dp),
-        relation=relation,
-        pairs=((d, dp), (dp, d)),
-        dpsniper=None,
-        suite="floats",
-        note=note,
-        delta=delta,
-        witness=(d, dp),
-    )
+    return ZooMechanism(name=name, mechanism=mechanism, epsilon=epsilon, private=private,
+                        true_epsilon=true_epsilon, source=source, datasets=(d, dp),
+                        relation=relation, pairs=((d, dp), (dp, d)), dpsniper=None, suite="floats",
+                        note=note, delta=delta, witness=(d, dp))
 
 
 def _float_suite() -> list[ZooMechanism]:

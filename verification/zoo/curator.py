@@ -224,39 +224,21 @@ def curator_suite(epsilon: float = 0.5, leaks=CURATOR_LEAKS) -> list[CuratorMech
             )
         )
         out.append(
-            CuratorMechanism(
-                name=f"CuratorTail@{tag}",
-                mechanism=partial(curator_tail, epsilon=eps, one_in=m, offset=100.0),
-                epsilon=eps,
-                leak=p,
-                one_in=m,
-                private=False,
-                true_epsilon=math.inf,
-                true_delta=p,
-                relation="query",
-                datasets=(a, a2),
-                pairs=_pairs(a, a2),
-                witness=(a, a2),
-                note=f"Laplace on one answer; the answer + 100 with probability {tag}",
-                offset=100.0,
-            )
+            CuratorMechanism(name=f"CuratorTail@{tag}",
+                             mechanism=partial(curator_tail, epsilon=eps, one_in=m, offset=100.0),
+                             epsilon=eps, leak=p, one_in=m, private=False, true_epsilon=math.inf,
+                             true_delta=p, relation="query", datasets=(a, a2), pairs=_pairs(a, a2),
+                             witness=(a, a2),
+                             note=f"Laplace on one answer; the answer + 100 with probability {tag}",
+                             offset=100.0)
         )
         out.append(
-            CuratorMechanism(
-                name=f"CuratorRecord@{tag}",
-                mechanism=partial(curator_record, epsilon=eps, one_in=m),
-                epsilon=eps,
-                leak=p,
-                one_in=m,
-                private=False,
-                true_epsilon=math.inf,
-                true_delta=p,
-                relation="histogram",
-                datasets=(h, h2),
-                pairs=_pairs(h, h2),
-                witness=(h, h2),
-                note=f"noisy 5-bin histogram; the raw counts with probability {tag}",
-            )
+            CuratorMechanism(name=f"CuratorRecord@{tag}",
+                             mechanism=partial(curator_record, epsilon=eps, one_in=m), epsilon=eps,
+                             leak=p, one_in=m, private=False, true_epsilon=math.inf, true_delta=p,
+                             relation="histogram", datasets=(h, h2), pairs=_pairs(h, h2),
+                             witness=(h, h2),
+                             note=f"noisy 5-bin histogram; the raw counts with probability {tag}")
         )
     out.append(
         CuratorMechanism(

@@ -209,18 +209,8 @@ def run_audit(draws: Draws, d, d_prime, claim: Claim, budget: AuditBudget, *,
     otype = A.outputs.describe_type()
     event = choice.event
     if event is None:
-        return _verdict(
-            kp=0,
-            kq=0,
-            n_fav=n_test,
-            n_other=n_test,
-            claim=claim,
-            budget=budget,
-            event=None,
-            seed=draws.seed,
-            otype=otype,
-            selection=selection,
-        )
+        return _verdict(kp=0, kq=0, n_fav=n_test, n_other=n_test, claim=claim, budget=budget,
+                        event=None, seed=draws.seed, otype=otype, selection=selection)
     sides = ((d, 0), (d_prime, 1)) if event.direction == "d" else ((d_prime, 1), (d, 0))
     lams = None
     if delta > 0:   # the bets are sized on the selection draws, never on the test's
@@ -247,20 +237,9 @@ def run_audit(draws: Draws, d, d_prime, claim: Claim, budget: AuditBudget, *,
         sel = selection if not stop_early else {
             **selection, "looks": "¼, ½ and all of the test split at α/4, α/4, α/2",
             "stopped_at": n[0]}
-        res = _verdict(
-            kp=k[0],
-            kq=k[1],
-            n_fav=n[0],
-            n_other=n[1],
-            claim=claim,
-            budget=budget,
-            event=event,
-            seed=draws.seed,
-            otype=otype,
-            selection=sel,
-            level=level,
-            lams=lams,
-        )
+        res = _verdict(kp=k[0], kq=k[1], n_fav=n[0], n_other=n[1], claim=claim, budget=budget,
+                       event=event, seed=draws.seed, otype=otype, selection=sel, level=level,
+                       lams=lams)
         if res.verdict == "fail":
             break
     return res

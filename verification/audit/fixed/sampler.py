@@ -381,18 +381,9 @@ def audit_sampler(sampler: Callable, reference, n_samples: int, rng=None, alpha:
     sampler = guard.wrap(sampler, "sampler", None)
 
     def work(tick):
-        res = _sampler_audit(
-            sampler=sampler,
-            reference=reference,
-            law=law,
-            continuous=continuous,
-            table=table,
-            n_samples=n_samples,
-            gen=gen,
-            alpha=alpha,
-            bits=bits,
-            progress=tick,
-        )
+        res = _sampler_audit(sampler=sampler, reference=reference, law=law, continuous=continuous,
+                             table=table, n_samples=n_samples, gen=gen, alpha=alpha, bits=bits,
+                             progress=tick)
         return res, gen.bit_generator.state
     res, state = guard.run(work, timeout=timeout, total_timeout=total_timeout,
                            progress=progress, shared=(sampler,))

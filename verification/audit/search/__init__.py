@@ -173,22 +173,10 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     sizes = (budget, n_confirm, max_draws, max_datasets, max_pairs, confirm)
 
     def work(tick):
-        return _search(
-            mechanism=mechanism,
-            claim=claim,
-            datasets=datasets,
-            neighbours=neighbours,
-            stated=stated,
-            sizes=sizes,
-            seed=seed,
-            alpha=alpha,
-            features=features,
-            learners=learners,
-            search_learners=search_learners,
-            executor=executor,
-            progress=tick,
-            bits=bool(bits),
-        )
+        return _search(mechanism=mechanism, claim=claim, datasets=datasets, neighbours=neighbours,
+                       stated=stated, sizes=sizes, seed=seed, alpha=alpha, features=features,
+                       learners=learners, search_learners=search_learners, executor=executor,
+                       progress=tick, bits=bool(bits))
 
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, what="the search",
@@ -255,23 +243,10 @@ def _search(mechanism, claim: Claim, datasets, neighbours, stated, sizes, seed, 
                 "estimated_epsilon": a.score if math.isfinite(a.score) else None,
                 "draws_per_dataset": a.n}
                for a in ranked]
-    return Counterexample(
-        d=pick.d,
-        d_prime=pick.d_prime,
-        verdict=audit.verdict,
-        passed=audit.passed,
-        epsilon=eps_claim,
-        delta=delta_f,
-        epsilon_lower=audit.epsilon_lower,
-        event=audit.event,
-        seed=seed,
-        alpha=alpha,
-        audit=audit,
-        pairs=len(pairs),
-        search_draws=spent,
-        ranking=ranking,
-        comparisons=len(chosen),
-        budget=budget,
-        pairs_found=found,
-        confirmations=[describe(c, a) for c, a in zip(chosen, audits)],
-    )
+    return Counterexample(d=pick.d, d_prime=pick.d_prime, verdict=audit.verdict,
+                          passed=audit.passed, epsilon=eps_claim, delta=delta_f,
+                          epsilon_lower=audit.epsilon_lower, event=audit.event, seed=seed,
+                          alpha=alpha, audit=audit, pairs=len(pairs), search_draws=spent,
+                          ranking=ranking, comparisons=len(chosen), budget=budget,
+                          pairs_found=found,
+                          confirmations=[describe(c, a) for c, a in zip(chosen, audits)])

@@ -251,18 +251,8 @@ def _audit(draws: Draws, c: Candidate, claim: Claim, level, features, learners, 
                                 draws.seed % 2**32, bits)
     otype = A.outputs.describe_type()
     if not events:
-        return _verdict(
-            kp=0,
-            kq=0,
-            n_fav=n_test,
-            n_other=n_test,
-            claim=claim,
-            budget=budget,
-            event=None,
-            seed=draws.seed,
-            otype=otype,
-            selection=selection,
-        )
+        return _verdict(kp=0, kq=0, n_fav=n_test, n_other=n_test, claim=claim, budget=budget,
+                        event=None, seed=draws.seed, otype=otype, selection=selection)
     # one test sample for every event: a Poisson size per dataset (pure DP), drawn once
     sizes = {side: draws.poisson(n_test, side, 0) if delta == 0 else n_test
              for side in (0, 1)}
@@ -279,20 +269,9 @@ def _audit(draws: Draws, c: Candidate, claim: Claim, level, features, learners, 
             lams = hockey.bets(kp, kq, A.outputs.n, eps, delta)
             sel["bets"] = [float(x) for x in lams]
         k = [draws.count(data, sizes[side], TEST, side, event) for data, side in sides]
-        res = _verdict(
-            kp=k[0],
-            kq=k[1],
-            n_fav=sizes[sides[0][1]],
-            n_other=sizes[sides[1][1]],
-            claim=claim,
-            budget=budget,
-            event=event,
-            seed=draws.seed,
-            otype=otype,
-            selection=sel,
-            level=share,
-            lams=lams,
-        )
+        res = _verdict(kp=k[0], kq=k[1], n_fav=sizes[sides[0][1]], n_other=sizes[sides[1][1]],
+                       claim=claim, budget=budget, event=event, seed=draws.seed, otype=otype,
+                       selection=sel, level=share, lams=lams)
         if best is None or res.epsilon_lower > best.epsilon_lower:
             best = res
     return best

@@ -320,23 +320,11 @@ class _Search:
                 chosen.append(pair)
         chosen = chosen[:self.n_confirm]
         if not chosen:
-            return Counterexample(
-                d=None,
-                d_prime=None,
-                verdict="pass",
-                passed=True,
-                epsilon=self.eps,
-                delta=self.delta,
-                epsilon_lower=0.0,
-                event=None,
-                seed=self.seed,
-                alpha=self.alpha,
-                audit=None,
-                pairs=len(self.scores),
-                search_draws=self.spent,
-                method="shrinking",
-                comparisons=0,
-            )
+            return Counterexample(d=None, d_prime=None, verdict="pass", passed=True,
+                                  epsilon=self.eps, delta=self.delta, epsilon_lower=0.0,
+                                  event=None, seed=self.seed, alpha=self.alpha, audit=None,
+                                  pairs=len(self.scores), search_draws=self.spent,
+                                  method="shrinking", comparisons=0)
         cands = [Candidate(d, dp, self.max_samples, self.n_train,
                            derived_seed(self.seed + 1, (d, dp))) for d, dp in chosen]
         audits = confirm(self.mechanism, cands, self.claim, self.alpha,
@@ -347,21 +335,9 @@ class _Search:
         # the failing pair, or (all passed) the last confirmed
         failed = audits[-1].verdict == "fail"
         c, audit = cands[len(audits) - 1], audits[-1]
-        return Counterexample(
-            d=c.d,
-            d_prime=c.d_prime,
-            verdict="fail" if failed else "pass",
-            passed=not failed,
-            epsilon=self.eps,
-            delta=self.delta,
-            epsilon_lower=audit.epsilon_lower,
-            event=audit.event,
-            seed=self.seed,
-            alpha=self.alpha,
-            audit=audit,
-            pairs=len(self.scores),
-            search_draws=self.spent,
-            method="shrinking",
-            comparisons=len(cands),
-            confirmations=[describe(x, a) for x, a in zip(cands, audits)],
-        )
+        return Counterexample(d=c.d, d_prime=c.d_prime, verdict="fail" if failed else "pass",
+                              passed=not failed, epsilon=self.eps, delta=self.delta,
+                              epsilon_lower=audit.epsilon_lower, event=audit.event, seed=self.seed,
+                              alpha=self.alpha, audit=audit, pairs=len(self.scores),
+                              search_draws=self.spent, method="shrinking", comparisons=len(cands),
+                              confirmations=[describe(x, a) for x, a in zip(cands, audits)])

@@ -531,18 +531,8 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
 
     def work(tick):
 
-        t = _Trace(
-            runner=Runner(wrapped),
-            d=d,
-            dp=d_prime,
-            eps=eps,
-            delta=delta_q,
-            declared=declared,
-            modulus=modulus,
-            arithmetic=arithmetic,
-            seed=seed,
-            rtol=rtol,
-        )
+        t = _Trace(runner=Runner(wrapped), d=d, dp=d_prime, eps=eps, delta=delta_q,
+                   declared=declared, modulus=modulus, arithmetic=arithmetic, seed=seed, rtol=rtol)
         return t.run()
     return guard.run(work, timeout=timeout, total_timeout=total_timeout,
                      what="the trace", shared=(wrapped,))

@@ -63,19 +63,9 @@ def confirm(mechanism, d, d_prime, epsilon, candidates, n_samples: int = 10_000,
                     ns.append(m)
                 sel = {"family": "trace candidates", "n_candidates": k,
                        "level": level, "n_train": 0}
-                res = _verdict(
-                    kp=counts[0],
-                    kq=counts[1],
-                    n_fav=ns[0],
-                    n_other=ns[1],
-                    claim=claim,
-                    budget=budget,
-                    event=ev,
-                    seed=seed,
-                    otype="traced",
-                    selection=sel,
-                    level=level,
-                )
+                res = _verdict(kp=counts[0], kq=counts[1], n_fav=ns[0], n_other=ns[1], claim=claim,
+                               budget=budget, event=ev, seed=seed, otype="traced", selection=sel,
+                               level=level)
                 if best is None or res.epsilon_lower > best.epsilon_lower:
                     best = res
         return best

@@ -227,18 +227,8 @@ class TracingGenerator(_G):
         x, loc_a, scale_a = _located(z, family, loc, scale, shape)
         if law_scale is not None:                 # a library's noise: x = z, scale known
             scale_a = np.broadcast_to(np.asarray(law_scale, float), shape)
-        call = Call(
-            index=k,
-            method=method,
-            family=family,
-            params=params,
-            shape=shape,
-            z=z,
-            x=x,
-            loc=loc_a,
-            scale=scale_a,
-            law=law,
-        )
+        call = Call(index=k, method=method, family=family, params=params, shape=shape, z=z, x=x,
+                    loc=loc_a, scale=scale_a, law=law)
         if s.center and rec is not None:
             c = center_of(call)
             if c is not None:
