@@ -596,88 +596,28 @@ def _watch(pid, reader, writer, mon, out_f, err_f, timeout, total_timeout, progr
     """The parent's side of :func:`_isolated`: read the child's messages, enforce the time
     limits, collect the result (or the reason there is none)."""
     writer.close()
-    status = None
-    message = None
-    problem: UserCodeError | None = None
     t0 = time.monotonic()
     try:
         if on_start is not None:
             on_start()
-        while True:
-            if reader.poll(_POLL):
-                try:
-                    msg = _loads(reader.recv_bytes(), shared)
-                except EOFError:
-                    break
-                if msg[0] == "progress":
-                    if progress is not None:
-                        progress(msg[1])
-                    continue
-                message = msg
-                break
-            done, st = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = st
-                while message is None and reader.poll(0):
-                    try:
-                        msg = _loads(reader.recv_bytes(), shared)
-                    except EOFError:
-                        break
-                    if msg[0] != "progress":
-                        message = msg
-                    elif progress is not None:
-                        progress(msg[1])
-                break
-            running = mon.running()
-            if timeout is not None and running and running[0][1] > timeout:
-                name = running[0][0]
-                problem = UserCodeError(
-                    f"{name} did not return within {timeout:g} s (the time limit of one "
-                    "call: timeout= in the API, --timeout on the command line); it was "
-                    "stopped, and the audit has no verdict", name, f"timed out after "
-                    f"{timeout:g} s")
-                break
-            if total_timeout is not None and time.monotonic() - t0 > total_timeout:
-                busy = f"; {running[0][0]} was running" if running else ""
-                problem = UserCodeError(
-                    f"{what} did not finish within {total_timeout:g} s (the overall time "
-                    "limit: total_timeout= in the API, --total-timeout on the command "
-                    f"line){busy}; it was stopped, and has no verdict",
-                    running[0][0] if running else None, "overall time limit")
-                break
+        message, status, problem = _await(pid, reader, progress, shared, lambda: _late(
+            mon.running(), timeout, total_timeout, time.monotonic() - t0, what))
     except BaseException:
         _kill_group(pid)
         _reap(pid)
         raise
     finally:
         reader.close()
-    if message is None:
-        running = mon.running()
-        _kill_group(pid)
-        status = _reap(pid) if status is None else status
-        _kill_group(pid)  # anything the user's code left behind in the group
-    else:
-        # the result is in: the child has nothing left to do but exit, and the exit of a
-        # process that touched a lot of memory takes a while (unmapping it) — stop the group
-        # now and let a thread collect the exit status, instead of waiting for it here
-        _kill_group(pid)
-        if status is None:
-            threading.Thread(target=_reap, args=(pid,), daemon=True).start()
-    out, n_out = _read_clipped(out_f)
-    err, n_err = _read_clipped(err_f)
+    died = _stop_child(pid, message, status, mon, what)
+    problem = died if problem is None else problem
+    (out, n_out), (err, n_err) = _read_clipped(out_f), _read_clipped(err_f)
     out_f.close()
     err_f.close()
     printed = (out + err).strip()
-    if problem is None and message is None:
-        who = running[0][0] if running else "the audited code"
-        cause = _exit_text(status)
-        problem = UserCodeError(f"{who} {cause} before {what} finished; the audit has no "
-                                "verdict", running[0][0] if running else None, cause)
     if problem is not None:
         if printed:
             problem.output = _clip(printed, SHOWN_OUTPUT)
         raise problem
-    notes = message[-1]
     if message[0] == "error":
         exc, tb = message[1], message[2]
         if isinstance(exc, UserCodeError) and printed:
@@ -687,7 +627,71 @@ def _watch(pid, reader, writer, mon, out_f, err_f, timeout, total_timeout, progr
         except Exception:
             pass
         raise exc
-    return message[1], UserCodeReport(out, err, n_out + n_err, tuple(notes), True)
+    return message[1], UserCodeReport(out, err, n_out + n_err, tuple(message[-1]), True)
+
+
+def _await(pid, reader, progress, shared, late):
+    """Wait for the child's result, its exit or a time limit: ``(message, status, problem)``
+    (``late()`` is the error of an exceeded limit, or None); once the child has exited, only
+    what is left in the pipe is read."""
+    status = None
+    while True:
+        if reader.poll(_POLL if status is None else 0):
+            try:
+                msg = _loads(reader.recv_bytes(), shared)
+            except EOFError:
+                return None, status, None
+            if msg[0] != "progress":
+                return msg, status, None
+            if progress is not None:
+                progress(msg[1])
+        elif status is not None:
+            return None, status, None
+        else:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            elif (problem := late()) is not None:
+                return None, None, problem
+
+
+def _late(running, timeout, total_timeout, elapsed, what):
+    """The error of an exceeded time limit (one call's, then the whole run's), or None."""
+    if timeout is not None and running and running[0][1] > timeout:
+        name = running[0][0]
+        return UserCodeError(f"{name} did not return within {timeout:g} s (the time limit "
+                             "of one call: timeout= in the API, --timeout on the command "
+                             "line); it was stopped, and the audit has no verdict", name,
+                             f"timed out after {timeout:g} s")
+    if total_timeout is not None and elapsed > total_timeout:
+        busy = f"; {running[0][0]} was running" if running else ""
+        return UserCodeError(f"{what} did not finish within {total_timeout:g} s (the "
+                             "overall time limit: total_timeout= in the API, --total-timeout"
+                             f" on the command line){busy}; it was stopped, and has no "
+                             "verdict", running[0][0] if running else None,
+                             "overall time limit")
+    return None
+
+
+def _stop_child(pid, message, status, mon, what):
+    """Stop the child's process group; the error of a child that ended without sending its
+    result (None when it sent one)."""
+    if message is not None:
+        # the result is in: the child has nothing left to do but exit, and the exit of a
+        # process that touched a lot of memory takes a while (unmapping it) — stop the group
+        # now and let a thread collect the exit status, instead of waiting for it here
+        _kill_group(pid)
+        if status is None:
+            threading.Thread(target=_reap, args=(pid,), daemon=True).start()
+        return None
+    running = mon.running()
+    _kill_group(pid)
+    status = _reap(pid) if status is None else status
+    _kill_group(pid)  # anything the user's code left behind in the group
+    who = running[0][0] if running else "the audited code"
+    cause = _exit_text(status)
+    return UserCodeError(f"{who} {cause} before {what} finished; the audit has no verdict",
+                         running[0][0] if running else None, cause)
 
 
 def _reap(pid: int) -> int | None:

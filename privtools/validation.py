@@ -100,19 +100,7 @@ def to_fraction(name: str, value) -> Fraction:
     if isinstance(value, numbers.Integral):
         return Fraction(int(value))
     if isinstance(value, str):
-        text = value.strip()
-        exponent = _EXPONENT.search(text)
-        if len(text) > MAX_DIGITS or (exponent and len(exponent.group(1).lstrip("0")) > 4):
-            raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
-                                 f"and exponent, got {_short(value)}")
-        try:
-            out = Fraction(text)
-        except (ValueError, ZeroDivisionError) as exc:
-            raise ParameterError(f"{name} must be a finite number, got {_short(value)}") from exc
-        if max(out.numerator.bit_length(), out.denominator.bit_length()) > _MAX_BITS:
-            raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
-                                 f"and exponent, got {_short(value)}")
-        return out
+        return _text_fraction(name, value)
     if isinstance(value, mpmath.mpf):
         out = exact_rational(value)
         if out is None:
@@ -126,6 +114,23 @@ def to_fraction(name: str, value) -> Fraction:
     if hasattr(value, "numerator") and hasattr(value, "denominator"):  # e.g. sympy Rational
         return Fraction(int(value.numerator), int(value.denominator))
     raise ParameterError(f"{name} must be a real number, got {type(value).__name__}")
+
+
+def _text_fraction(name: str, value: str) -> Fraction:
+    """:func:`to_fraction` of a string: a number of at most ``MAX_DIGITS`` digits."""
+    text = value.strip()
+    exponent = _EXPONENT.search(text)
+    if len(text) > MAX_DIGITS or (exponent and len(exponent.group(1).lstrip("0")) > 4):
+        raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
+                             f"and exponent, got {_short(value)}")
+    try:
+        out = Fraction(text)
+    except (ValueError, ZeroDivisionError) as exc:
+        raise ParameterError(f"{name} must be a finite number, got {_short(value)}") from exc
+    if max(out.numerator.bit_length(), out.denominator.bit_length()) > _MAX_BITS:
+        raise ParameterError(f"{name} must be a number of at most {MAX_DIGITS} digits "
+                             f"and exponent, got {_short(value)}")
+    return out
 
 
 def _short(value, width: int = 40) -> str:

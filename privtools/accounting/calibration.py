@@ -101,6 +101,30 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
     Raises :class:`~privtools.errors.ParameterError` on bad targets, and when no value up
     to 2⁶⁰ reaches the target.
     """
+    count, eps, dq, levels = _check_calibration(make, count, epsilon, delta, rtol, levels,
+                                                neighbouring)
+
+    def value(x: Fraction):
+        return int(x) if integer else float(x)
+
+    def ok(x: Fraction) -> bool:
+        return _decide(make, value(x), count, eps, dq, levels, neighbouring)
+
+    def snap(x: Fraction) -> Fraction:
+        if integer:
+            return Fraction(max(1, math.ceil(x)))
+        return Fraction(float(x))
+
+    a = snap(to_fraction("lo", lo)) if lo is not None else None
+    b = snap(to_fraction("hi", hi)) if hi is not None else None
+    a, b = _bracket(ok, snap, a, b, integer, eps, dq)
+    if ok(a):
+        return value(a)
+    return value(_narrow(ok, snap, a, b, integer, rtol))
+
+
+def _check_calibration(make, count, epsilon, delta, rtol, levels, neighbouring):
+    """:func:`calibrate`'s arguments checked: ``(count, epsilon, delta, levels)``."""
     if not callable(make):
         raise ParameterError("make must be a callable s -> DpEvent")
     count = check_int("count", count, minimum=1)
@@ -117,20 +141,12 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
         check_relation(neighbouring)
     if not levels:
         raise ParameterError("levels must name at least one grid size")
+    return count, eps, dq, levels
 
-    def value(x: Fraction):
-        return int(x) if integer else float(x)
 
-    def ok(x: Fraction) -> bool:
-        return _decide(make, value(x), count, eps, dq, levels, neighbouring)
-
-    def snap(x: Fraction) -> Fraction:
-        if integer:
-            return Fraction(max(1, math.ceil(x)))
-        return Fraction(float(x))
-
-    a = snap(to_fraction("lo", lo)) if lo is not None else None
-    b = snap(to_fraction("hi", hi)) if hi is not None else None
+def _bracket(ok, snap, a, b, integer: bool, eps: Fraction, dq: Fraction):
+    """``(a, b)`` with ``ok(b)`` (``b`` doubled until it holds) and ``a`` below it (halved
+    from ``b`` while it holds, when no ``lo`` was given)."""
     if b is None or not ok(b):
         b = b if b is not None else (a * 2 if a else Fraction(1))
         while not ok(b):
@@ -143,9 +159,12 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
         a = snap(b / 2)
         while a > (1 if integer else Fraction(1, 2**60)) and ok(a):
             b, a = a, snap(a / 2)
-    if ok(a):
-        return value(a)
-    # invariant: ok(b), not ok(a)
+    return a, b
+
+
+def _narrow(ok, snap, a, b, integer: bool, rtol: float):
+    """Bisect ``[a, b]`` with ``ok(b)`` and not ``ok(a)`` down to ``rtol`` (1 for integers):
+    the certified end."""
     while (b - a) > (1 if integer else Fraction(rtol) * b):
         m = snap((a + b) / 2)
         if m in (a, b):
@@ -154,7 +173,7 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
             b = m
         else:
             a = m
-    return value(b)
+    return b
 
 
 def calibrate_grid(releases: Callable[[Fraction], Iterable[tuple[DpEvent, int]]], *,

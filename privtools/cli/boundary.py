@@ -171,53 +171,73 @@ class BoundaryCommand(_Boundary, TyperCommand):
 
 def _guarded(call, debug: bool) -> int:
     err = Console(stderr=True, soft_wrap=True, highlight=False)
-
-    def fail(text: str, code: int, exc: BaseException | None = None,
-             label: str = "error") -> int:
-        if debug and exc is not None:
-            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-            link, child = exc, None
-            while link is not None and child is None:   # raised in the guarded child?
-                child = getattr(link, "child_traceback", None)
-                link = link.__cause__ or link.__context__
-            if child:
-                print("in the audit's process:\n" + child, file=sys.stderr)
-        colour = "red" if code == EXIT_BAD_INPUT else "bold red"
-        err.print(f"[{colour}]{label}:[/{colour}] {escape(_one_line(text))}")
-        return code
-
     try:
         rv = call()
-    except click_exceptions.NoArgsIsHelpError as exc:  # bare `privtools`: the help
+    except (Exception, KeyboardInterrupt) as exc:
+        return _failed(exc, err, debug)
+    if isinstance(rv, int) and not isinstance(rv, bool):
+        return rv
+    return EXIT_OK
+
+
+def _usage_text(exc) -> str:
+    """A usage error's message, pointing to the command's ``--help``."""
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return exc.format_message() + hint
+
+
+def _user_code_text(exc: UserCodeError) -> str:
+    """A failure of the user's code, with the head of what it printed."""
+    said = _one_line(exc.output)
+    if said:
+        said = f" (it printed: {said[:200]}{'…' if len(said) > 200 else ''})"
+    return f"{exc}{said}"
+
+
+#: The failures that are not bugs, the first that matches: (exceptions, what to say, exit
+#: status — None for the exception's own).
+_FAILURES = (
+    (typer.Abort, lambda exc: "aborted", EXIT_CHECK_FAILED),
+    (click_exceptions.ClickException, lambda exc: exc.format_message(), None),
+    ((ParameterError, MissingExtraError), str, EXIT_BAD_INPUT),
+    (UserCodeError, _user_code_text, EXIT_BAD_INPUT),
+    (KeyboardInterrupt, lambda exc: "interrupted", EXIT_INTERRUPTED),
+    (CertificationError, lambda exc: f"cannot certify with these inputs: {exc}",
+     EXIT_BAD_INPUT),
+    (ProtocolError, lambda exc: f"protocol run failed: {exc}", EXIT_BAD_INPUT),
+)
+
+
+def _failed(exc: BaseException, err: Console, debug: bool) -> int:
+    """Say on stderr why the command failed; its exit status."""
+    if isinstance(exc, click_exceptions.NoArgsIsHelpError):  # bare `privtools`: the help
         text = exc.format_message()
         if text.strip():
             print(text, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except click_exceptions.UsageError as exc:  # BadParameter, MissingParameter, NoSuchOption
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        return fail(exc.format_message() + hint, EXIT_BAD_INPUT)
-    except typer.Abort as exc:
-        return fail("aborted", EXIT_CHECK_FAILED, exc)
-    except click_exceptions.ClickException as exc:
-        return fail(exc.format_message(), exc.exit_code, exc)
-    except (ParameterError, MissingExtraError) as exc:
-        return fail(str(exc), EXIT_BAD_INPUT, exc)
-    except UserCodeError as exc:
-        said = _one_line(exc.output)
-        if said:
-            said = f" (it printed: {said[:200]}{'…' if len(said) > 200 else ''})"
-        return fail(f"{exc}{said}", EXIT_BAD_INPUT, exc)
-    except KeyboardInterrupt as exc:
-        return fail("interrupted", EXIT_INTERRUPTED, exc)
-    except CertificationError as exc:
-        return fail(f"cannot certify with these inputs: {exc}", EXIT_BAD_INPUT, exc)
-    except ProtocolError as exc:
-        return fail(f"protocol run failed: {exc}", EXIT_BAD_INPUT, exc)
-    except Exception as exc:  # a bug: one line, the traceback with --debug
-        more = "" if debug else " (run with --debug for the traceback)"
-        return fail(f"{type(exc).__name__}: {exc}{more}", EXIT_INTERNAL, exc,
-                    label="internal error")
-    if isinstance(rv, int) and not isinstance(rv, bool):
-        return rv
-    return EXIT_OK
+    if isinstance(exc, click_exceptions.UsageError):  # BadParameter, MissingParameter, ...
+        return _fail(err, debug, _usage_text(exc), EXIT_BAD_INPUT)
+    for kinds, text, code in _FAILURES:
+        if isinstance(exc, kinds):
+            return _fail(err, debug, text(exc), exc.exit_code if code is None else code, exc)
+    # a bug: one line, the traceback with --debug
+    more = "" if debug else " (run with --debug for the traceback)"
+    return _fail(err, debug, f"{type(exc).__name__}: {exc}{more}", EXIT_INTERNAL, exc,
+                 label="internal error")
+
+
+def _fail(err: Console, debug: bool, text: str, code: int, exc: BaseException | None = None,
+          label: str = "error") -> int:
+    """Say ``text`` on stderr (and, with ``--debug``, the traceback of ``exc``); ``code``."""
+    if debug and exc is not None:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        link, child = exc, None
+        while link is not None and child is None:   # raised in the guarded child?
+            child = getattr(link, "child_traceback", None)
+            link = link.__cause__ or link.__context__
+        if child:
+            print("in the audit's process:\n" + child, file=sys.stderr)
+    colour = "red" if code == EXIT_BAD_INPUT else "bold red"
+    err.print(f"[{colour}]{label}:[/{colour}] {escape(_one_line(text))}")
+    return code

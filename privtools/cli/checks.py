@@ -182,14 +182,26 @@ def out_dir(name: str, path) -> Path | None:
     p = Path(text)
     here = _stat(p)
     if here is not None:
-        if not stat.S_ISDIR(here.st_mode):
-            raise ParameterError(f"{opt(name)} {shown!r} is an existing file, not a directory")
-        try:
-            os.rmdir(tempfile.mkdtemp(prefix=".privtools-check-", dir=p))
-        except OSError as exc:
-            raise ParameterError(f"{opt(name)} {shown!r} is not writable ({exc.strerror})"
-                                 ) from None
-        return p
+        _check_existing(name, shown, p, here)
+    else:
+        _check_creatable(name, shown, text)
+    return p
+
+
+def _check_existing(name: str, shown: str, p: Path, here) -> None:
+    """An existing output path: a directory in which a directory can be made."""
+    if not stat.S_ISDIR(here.st_mode):
+        raise ParameterError(f"{opt(name)} {shown!r} is an existing file, not a directory")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".privtools-check-", dir=p))
+    except OSError as exc:
+        raise ParameterError(f"{opt(name)} {shown!r} is not writable ({exc.strerror})"
+                             ) from None
+
+
+def _check_creatable(name: str, shown: str, text: str) -> None:
+    """A missing output path: within the system's limits, its first missing component can be
+    made (and is removed again) in its nearest existing ancestor."""
     full = os.path.abspath(text)
     missing, parent = [], full
     while (found := _stat(parent)) is None:
@@ -198,6 +210,22 @@ def out_dir(name: str, path) -> Path | None:
     missing.reverse()
     if not stat.S_ISDIR(found.st_mode):
         raise ParameterError(f"{opt(name)} {shown!r} cannot be created: {parent!r} is a file")
+    _check_lengths(name, shown, full, parent, missing)
+    first = os.path.join(parent, missing[0])
+    try:
+        os.mkdir(first)
+    except OSError as exc:
+        raise ParameterError(f"{opt(name)} {shown!r} cannot be created in {parent!r} "
+                             f"({exc.strerror})") from None
+    try:
+        os.rmdir(first)
+    except OSError:  # pragma: no cover - someone filled it meanwhile: it exists, a directory
+        pass
+
+
+def _check_lengths(name: str, shown: str, full: str, parent: str, missing: list) -> None:
+    """Every missing component within ``PC_NAME_MAX``, the whole path within
+    ``PC_PATH_MAX``."""
     name_max = _pathconf(parent, "PC_NAME_MAX", 255)
     for part in missing:
         if len(os.fsencode(part)) > name_max:
@@ -209,17 +237,6 @@ def out_dir(name: str, path) -> Path | None:
         raise ParameterError(f"{opt(name)} {shown!r} cannot be created: the path is "
                              f"{len(os.fsencode(full))} bytes long, beyond the system's limit "
                              f"of {path_max}")
-    first = os.path.join(parent, missing[0])
-    try:
-        os.mkdir(first)
-    except OSError as exc:
-        raise ParameterError(f"{opt(name)} {shown!r} cannot be created in {parent!r} "
-                             f"({exc.strerror})") from None
-    try:
-        os.rmdir(first)
-    except OSError:  # pragma: no cover - someone filled it meanwhile: it exists, a directory
-        pass
-    return p
 
 
 def _stat(path):

@@ -467,14 +467,7 @@ class IntegerDistribution:
         if not isinstance(two_sided, bool):
             raise ParameterError(f"two_sided must be a bool, got {two_sided!r}")
 
-        if isinstance(p, mpmath.mpf):
-            pf = to_exact_fraction(p)
-            if pf is None:
-                raise ParameterError(f"p must be finite, got {p!r}")
-        else:
-            pf = to_fraction("p", p)
-        if not 0 < pf < 1:
-            raise ParameterError(f"p must be in (0, 1), got {p!r}")
+        pf = _tail_probability(p)
         c = self.center
         symmetric = self.symmetric
 
@@ -637,6 +630,19 @@ class SymmetricIntegerDistribution(IntegerDistribution):
         c = self.center
         # P(X < t) = P(X > 2c - t)
         return self._arb_upper_tail(2 * c - t)
+
+
+def _tail_probability(p) -> Fraction:
+    """:meth:`~IntegerDistribution.tail_quantile`'s ``p``, exact, checked in (0, 1)."""
+    if isinstance(p, mpmath.mpf):
+        pf = to_exact_fraction(p)
+        if pf is None:
+            raise ParameterError(f"p must be finite, got {p!r}")
+    else:
+        pf = to_fraction("p", p)
+    if not 0 < pf < 1:
+        raise ParameterError(f"p must be in (0, 1), got {p!r}")
+    return pf
 
 
 def _suffix_logsumexp(lp: np.ndarray) -> np.ndarray:

@@ -127,6 +127,12 @@ def protocol_params(plan) -> ProtocolParams:
     if secure not in SECURE_KINDS:
         raise ParameterError(f"plan.secure must be one of {SECURE_KINDS}, got {secure!r}")
     share, central = plan.share, plan.central_noise
+    _check_noise_laws(trust, share, central)
+    return ProtocolParams(n, g, tau, m, share, central, trust, secure)
+
+
+def _check_noise_laws(trust: str, share, central) -> None:
+    """The noise laws match the trust model (000 Alg. 4/5)."""
     if trust == "central":
         if share is not None:
             raise ParameterError("plan.share must be None under central trust (users add no "
@@ -139,7 +145,6 @@ def protocol_params(plan) -> ProtocolParams:
             raise ParameterError(f"plan.share must be a noise distribution under {trust} trust")
         if central is not None:
             raise ParameterError(f"plan.central_noise must be None under {trust} trust")
-    return ProtocolParams(n, g, tau, m, share, central, trust, secure)
 
 
 # --------------------------------------------------------------------------- inputs

@@ -70,15 +70,9 @@ def as_outputs(out, size: int, who: str = "mechanism") -> Outputs:
     if isinstance(out, Outputs):
         return out
     if isinstance(out, (list, tuple)):
-        if len(out) != size:
-            raise ParameterError(f"{who} returned {len(out)} outputs, expected {size}")
-        try:
-            arr = np.asarray(out)
-        except (ValueError, TypeError):
-            arr = None
-        if arr is None or arr.dtype == object or arr.dtype.kind in "USV" or arr.ndim > 2:
-            return Outputs("objects", _as_objects(out, size, who))
-        out = arr
+        out = _from_sequence(out, size, who)
+        if isinstance(out, Outputs):
+            return out
     if not isinstance(out, np.ndarray):
         raise ParameterError(f"{who} must return a numpy array or a list of {size} outputs, "
                              f"got {type(out).__name__}")
@@ -86,17 +80,40 @@ def as_outputs(out, size: int, who: str = "mechanism") -> Outputs:
         raise ParameterError(f"{who} returned shape {out.shape}, expected ({size},) or "
                              f"({size}, k)")
     if out.dtype == object or out.dtype.kind in "USV":
-        if out.ndim != 1:
-            raise ParameterError(f"{who} returned a 2-D array of dtype {out.dtype}; return a "
-                                 "numeric array or a list of tuples")
-        if out.dtype == object and all(isinstance(v, (int, np.integer))
-                                       and not isinstance(v, bool) for v in out):
-            try:
-                return Outputs("int", out.astype(np.int64))
-            except OverflowError:
-                raise ParameterError(f"{who} returned integers beyond int64; map them to a "
-                                     "smaller range (e.g. reduce mod m)") from None
+        return _from_object_array(out, size, who)
+    return _from_numeric(out, who)
+
+
+def _from_sequence(out, size: int, who: str):
+    """A list or tuple of outputs: as objects, or as the array it reads as."""
+    if len(out) != size:
+        raise ParameterError(f"{who} returned {len(out)} outputs, expected {size}")
+    try:
+        arr = np.asarray(out)
+    except (ValueError, TypeError):
+        arr = None
+    if arr is None or arr.dtype == object or arr.dtype.kind in "USV" or arr.ndim > 2:
         return Outputs("objects", _as_objects(out, size, who))
+    return arr
+
+
+def _from_object_array(out: np.ndarray, size: int, who: str) -> Outputs:
+    """A 1-D array of objects or strings: integers if they all are, else objects."""
+    if out.ndim != 1:
+        raise ParameterError(f"{who} returned a 2-D array of dtype {out.dtype}; return a "
+                             "numeric array or a list of tuples")
+    if out.dtype == object and all(isinstance(v, (int, np.integer))
+                                   and not isinstance(v, bool) for v in out):
+        try:
+            return Outputs("int", out.astype(np.int64))
+        except OverflowError:
+            raise ParameterError(f"{who} returned integers beyond int64; map them to a "
+                                 "smaller range (e.g. reduce mod m)") from None
+    return Outputs("objects", _as_objects(out, size, who))
+
+
+def _from_numeric(out: np.ndarray, who: str) -> Outputs:
+    """A numeric array: integers, floats, or vectors (booleans are one-column vectors)."""
     arr = _numeric(out, who)
     if arr.ndim == 2 and arr.shape[1] == 0:
         raise ParameterError(f"{who} returned shape {out.shape}: no columns")

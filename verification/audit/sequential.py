@@ -327,16 +327,23 @@ def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha
                   e_value=e_value, rounds=tuple(history), epsilon=eps, delta=dlt,
                   epsilon_lower=eps_lower, event=event, seed=seed,
                   output_type=otype)
+    return _verdict(crossed, reachable < threshold, common)
+
+
+def _verdict(crossed: bool, unreachable: bool, common: dict) -> SequentialAudit:
+    """The audit's verdict: failed when the e-process crossed 1/α, inconclusive when it
+    could not have or no event was found, else passed."""
+    used, max_samples, alpha = common["draws"], common["max_samples"], common["alpha"]
     if crossed:
         return SequentialAudit(False, "fail", **common,
                                reason=f"the e-process reached 1/α after "
                                       f"{used:,} draws per dataset")
-    if reachable < threshold:
+    if unreachable:
         return SequentialAudit(False, "inconclusive", **common,
                                reason=f"{max_samples:,} draws per dataset cannot reach 1/α "
                                       f"= {1 / alpha:.3g} even if every draw told the "
                                       "datasets apart; use a larger max_samples")
-    if event is None:
+    if common["event"] is None:
         return SequentialAudit(False, "inconclusive", **common,
                                reason="no candidate event: the outputs gave nothing to "
                                       "compare")

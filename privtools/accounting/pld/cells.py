@@ -221,49 +221,60 @@ def lower_grid(cells: Cells, step: Fraction, prec: int) -> LossGrid:
                 continue
             if not q.lower() > 0:
                 continue
-            if lo is not None and hi is not None:
-                i, j = g.floor(lo), g.ceil(hi)
-                if i == j:                                    # an atom on a grid point
-                    _add(out, i, p)
-                    continue
-                if j == i + 1:                                # within one interval
-                    _add_bucket(buckets, i, p, q)
-                    continue
-            lam = (p / q).log()                               # the merged cell's loss
-            i, j = g.floor(lam), g.ceil(lam)
-            if lo is not None:
-                i = max(i, g.floor(lo))
-            if hi is not None:
-                j = min(j, g.ceil(hi))
-            if j <= i + 1:
-                _add_bucket(buckets, i, p, q)
-            else:
-                _add(out, i, p)                               # straddles: rounded down
-        pool = None
-        for j in sorted(buckets):
-            P1, Q1 = buckets[j]
-            if pool is None:
-                pool = [j, P1, Q1]
-                continue
-            i, P0, Q0 = pool
-            et = 1 / g.exp_neg(i + 1)
-            num = et * Q0 - P0                 # >= 0: the pool's loss is <= g_{i+1}
-            den = P1 - et * Q1                 # >= 0: the next bucket's loss is >= g_{i+1}
-            if den > 0:
-                r = num / den
-                if r.upper() < 1:
-                    a = arb(r.upper()) if r.upper() > 0 else arb(0)
-                    _add(out, i + 1, P0 + a * P1)
-                    pool = [j, (1 - a) * P1, (1 - a) * Q1]
-                    continue
-                if r.lower() >= 1:             # all of it still leaves the loss <= g_{i+1}
-                    pool = [i, P0 + P1, Q0 + Q1]
-                    continue
-            _add(out, i, P0)                   # rounded down onto g_i
-            pool = [j, P1, Q1]
-        if pool is not None:
-            _add(out, pool[0], pool[1])
+            _place_lower(g, buckets, out, p, q, lo, hi)
+        _sweep_lower(g, buckets, out)
     return to_grid("lower", out, step, inf, prec)
+
+
+def _place_lower(g: _Grid, buckets: dict, out: dict, p: arb, q: arb, lo, hi) -> None:
+    """One cell (P and Q > 0) onto the lower grid: an atom on its grid point, a cell within
+    one interval (or whose merged loss is) into that interval's bucket, else rounded down."""
+    if lo is not None and hi is not None:
+        i, j = g.floor(lo), g.ceil(hi)
+        if i == j:                                    # an atom on a grid point
+            _add(out, i, p)
+            return
+        if j == i + 1:                                # within one interval
+            _add_bucket(buckets, i, p, q)
+            return
+    lam = (p / q).log()                               # the merged cell's loss
+    i, j = g.floor(lam), g.ceil(lam)
+    if lo is not None:
+        i = max(i, g.floor(lo))
+    if hi is not None:
+        j = min(j, g.ceil(hi))
+    if j <= i + 1:
+        _add_bucket(buckets, i, p, q)
+    else:
+        _add(out, i, p)                               # straddles: rounded down
+
+
+def _sweep_lower(g: _Grid, buckets: dict, out: dict) -> None:
+    """The buckets swept onto the grid points in order by exact merges."""
+    pool = None
+    for j in sorted(buckets):
+        P1, Q1 = buckets[j]
+        if pool is None:
+            pool = [j, P1, Q1]
+            continue
+        i, P0, Q0 = pool
+        et = 1 / g.exp_neg(i + 1)
+        num = et * Q0 - P0                 # >= 0: the pool's loss is <= g_{i+1}
+        den = P1 - et * Q1                 # >= 0: the next bucket's loss is >= g_{i+1}
+        if den > 0:
+            r = num / den
+            if r.upper() < 1:
+                a = arb(r.upper()) if r.upper() > 0 else arb(0)
+                _add(out, i + 1, P0 + a * P1)
+                pool = [j, (1 - a) * P1, (1 - a) * Q1]
+                continue
+            if r.lower() >= 1:             # all of it still leaves the loss <= g_{i+1}
+                pool = [i, P0 + P1, Q0 + Q1]
+                continue
+        _add(out, i, P0)                   # rounded down onto g_i
+        pool = [j, P1, Q1]
+    if pool is not None:
+        _add(out, pool[0], pool[1])
 
 
 def _add_bucket(buckets: dict, i: int, p: arb, q: arb) -> None:

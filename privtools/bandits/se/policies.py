@@ -140,13 +140,7 @@ class PolicySpec:
     def __post_init__(self):
         object.__setattr__(self, "name", policy_name(self.name))
         _choice("name", self.name, POLICIES)
-        if not self.private:
-            if self.epsilon is not None:
-                raise ParameterError("epsilon must be None for the non-private policy 'se'")
-        else:
-            if self.epsilon is None:
-                raise ParameterError(f"epsilon is required for policy {self.name!r}")
-            check_positive_fraction("epsilon", self.epsilon)
+        self._check_epsilon()
         s = check_positive_fraction("s", self.s)
         if s < 1:
             raise ParameterError(f"s must be >= 1, got {self.s!r}")
@@ -169,28 +163,33 @@ class PolicySpec:
         _choice("mode", self.mode, MODES)
         self._check_returning()
         if self.mode == "aggregate":
-            if self.name not in AGGREGATE_OK:
-                raise ParameterError(
-                    f"mode='aggregate' is refused for {self.name!r}: the sum of its users' "
-                    "noise has no closed form (discrete-Gaussian shares: Lemma 4; local "
-                    "Lap_Z: no closed form); use mode='faithful'")
-            if self.secure != "ideal":
-                raise ParameterError("mode='aggregate' runs the ideal modular sum only; "
-                                     f"got secure={self.secure!r}")
+            self._check_aggregate()
+
+    def _check_epsilon(self) -> None:
+        """``epsilon``: None for the non-private policy, a positive number otherwise."""
+        if not self.private:
+            if self.epsilon is not None:
+                raise ParameterError("epsilon must be None for the non-private policy 'se'")
+        else:
+            if self.epsilon is None:
+                raise ParameterError(f"epsilon is required for policy {self.name!r}")
+            check_positive_fraction("epsilon", self.epsilon)
+
+    def _check_aggregate(self) -> None:
+        """``mode='aggregate'``: a policy whose noise sum has a closed form, ideal SecAgg."""
+        if self.name not in AGGREGATE_OK:
+            raise ParameterError(
+                f"mode='aggregate' is refused for {self.name!r}: the sum of its users' "
+                "noise has no closed form (discrete-Gaussian shares: Lemma 4; local "
+                "Lap_Z: no closed form); use mode='faithful'")
+        if self.secure != "ideal":
+            raise ParameterError("mode='aggregate' runs the ideal modular sum only; "
+                                 f"got secure={self.secure!r}")
 
     def _check_returning(self) -> None:
         k = check_int("participations", self.participations, minimum=1)
         if self.sampling is not None:
-            q = to_fraction("sampling", self.sampling)
-            if not 0 < q <= 1:
-                raise ParameterError(f"sampling must be a rate in (0, 1], got "
-                                     f"{self.sampling!r}")
-            if k > 1 or self.pool is not None:
-                raise ParameterError("sampling is exclusive with participations > 1 and pool: "
-                                     "a sampled client may join every batch")
-            if self.delta is None or to_fraction("delta", self.delta) == 0:
-                raise ParameterError("sampling needs delta > 0 (amplification by sampling is "
-                                     "an (ε, δ) statement)")
+            self._check_sampling(k)
         if self.pool is not None:
             check_int("pool", self.pool, minimum=1, maximum=2**40)
             if k > 1:
@@ -201,8 +200,24 @@ class PolicySpec:
             d = to_fraction("delta", self.delta)
             if not 0 <= d < 1:
                 raise ParameterError(f"delta must be in [0, 1), got {self.delta!r}")
-        if not self.returning:
-            return
+        if self.returning:
+            self._check_returning_plan(k)
+
+    def _check_sampling(self, k: int) -> None:
+        """``sampling``: a rate in (0, 1], alone (no participations, no pool), with delta > 0."""
+        q = to_fraction("sampling", self.sampling)
+        if not 0 < q <= 1:
+            raise ParameterError(f"sampling must be a rate in (0, 1], got "
+                                 f"{self.sampling!r}")
+        if k > 1 or self.pool is not None:
+            raise ParameterError("sampling is exclusive with participations > 1 and pool: "
+                                 "a sampled client may join every batch")
+        if self.delta is None or to_fraction("delta", self.delta) == 0:
+            raise ParameterError("sampling needs delta > 0 (amplification by sampling is "
+                                 "an (ε, δ) statement)")
+
+    def _check_returning_plan(self, k: int) -> None:
+        """Returning users: a deployed policy, SecAgg, and the delta its plans need."""
         what = ("pool" if self.pool is not None else
                 "participations" if k > 1 else "delta")
         if self.deployment is None:

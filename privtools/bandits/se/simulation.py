@@ -374,12 +374,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
         A = active.size
         n = dpse_batch_size(A, b, p, eps) if spec.own_schedule else spec.base ** b
         if t + A * n > T:  # last, partial batch: pull the remaining users, release nothing
-            rem = T - t
-            full, part = divmod(rem, n)
-            arms = active[:full + (1 if part else 0)]
-            lens = np.full(arms.size, n, dtype=np.int64)
-            if part:
-                lens[-1] = part
+            arms, lens = _last_batch(active, n, T - t)
             blk_arm.append(arms.copy())
             blk_len.append(lens)
             t = T
@@ -393,15 +388,7 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
         simulated += A * n
         released += 1
         mu_hat = R / n
-        if spec.own_schedule:
-            beta = dpse_width(n, A, b, p, eps)
-        elif spec.widths == "exact":
-            law = None if plan is None else plan.exact_total_noise
-            beta = exact_width(law, 1 if plan is None else plan.g, n, A, b, spec.p)
-        else:
-            # returning users: the noise is calibrated to the plan's per-batch ε
-            e_b = float(plan.epsilon_view) if spec.returning else eps
-            beta = paper_width(spec.name, e_b, n, A, b, p, float(spec.s_exact))
+        beta = _width(spec, plan, n, A, b, p, eps)
         if record_noise and N is not None:
             N = np.array(N)
             N.setflags(write=False)
@@ -415,6 +402,42 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
             eliminated[int(a)] = t
         active = active[keep]
 
+    regret, pulls = _regret(env, K, cps, blk_arm, blk_len)
+    return RunResult(
+        policy=spec, env_name=env.name, horizon=T, checkpoints=cps, regret=regret,
+        pulls=pulls, batches=released, eliminated_at=eliminated,
+        final_arms=tuple(int(a) for a in active.tolist()), simulated_users=simulated,
+        noise_log=tuple(log) if record_noise else None,
+        participation=None if ledger is None else ledger.record(),
+        certified_epsilon=run_certificate(spec, plans))
+
+
+def _last_batch(active: np.ndarray, n: int, rem: int) -> tuple[np.ndarray, np.ndarray]:
+    """The last, partial batch: the arms pulled by the ``rem`` remaining users and how many
+    times each."""
+    full, part = divmod(rem, n)
+    arms = active[:full + (1 if part else 0)]
+    lens = np.full(arms.size, n, dtype=np.int64)
+    if part:
+        lens[-1] = part
+    return arms, lens
+
+
+def _width(spec: PolicySpec, plan, n: int, A: int, b: int, p: float, eps) -> float:
+    """The elimination width of batch ``b`` (the policy's own, the exact or the paper's)."""
+    if spec.own_schedule:
+        return dpse_width(n, A, b, p, eps)
+    if spec.widths == "exact":
+        law = None if plan is None else plan.exact_total_noise
+        return exact_width(law, 1 if plan is None else plan.g, n, A, b, spec.p)
+    # returning users: the noise is calibrated to the plan's per-batch ε
+    e_b = float(plan.epsilon_view) if spec.returning else eps
+    return paper_width(spec.name, e_b, n, A, b, p, float(spec.s_exact))
+
+
+def _regret(env: Environment, K: int, cps: np.ndarray, blk_arm: list, blk_len: list):
+    """(regret at the checkpoints, pulls per arm) of the pull blocks, both read-only
+    (``cps`` is made read-only too)."""
     arms_seq = np.concatenate(blk_arm)
     lens = np.concatenate(blk_len)
     gaps = env.best_mean - np.asarray(env.means, dtype=np.float64)
@@ -427,11 +450,4 @@ def simulate(spec: PolicySpec, env: Environment, horizon: int, rng=None, *,
     pulls = np.bincount(arms_seq, weights=lens, minlength=K).astype(np.int64)
     for a in (cps, regret, pulls):
         a.setflags(write=False)
-    return RunResult(
-        policy=spec, env_name=env.name, horizon=T, checkpoints=cps, regret=regret,
-        pulls=pulls, batches=released, eliminated_at=eliminated,
-        final_arms=tuple(int(a) for a in active.tolist()), simulated_users=simulated,
-        noise_log=tuple(log) if record_noise else None,
-        participation=None if ledger is None else ledger.record(),
-        certified_epsilon=run_certificate(spec, plans))
-
+    return regret, pulls

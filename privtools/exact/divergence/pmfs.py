@@ -55,6 +55,18 @@ def renyi(P: ExactPMF, Q: ExactPMF, alpha) -> mpmath.mpi:
 def _renyi_sum_bounds(t: _Pair, a: Fraction):
     """(lower, upper) exact bounds on S = Σ P^α Q^{1−α}; None means +inf."""
     aa = _exact(a)
+    lower = _renyi_sum_lower(t, a, aa)
+    if lower is None:
+        return None, None
+    if t.wrapped:
+        return lower, _renyi_sum_upper_wrapped(t, a, aa)
+    if t.uP > 0:
+        return lower, None
+    return lower, _renyi_sum_upper(t, a, aa)
+
+
+def _renyi_sum_lower(t: _Pair, a: Fraction, aa: arb):
+    """The exact lower bound on S (None: S may be +inf)."""
     lower = arb(0)
     only_p = arb(0)  # Σ a_k over points tabulated for P only (Z)
     for ip, iq, la, ub in zip(t.inP, t.inQ, t.la, t.ub):
@@ -62,43 +74,47 @@ def _renyi_sum_bounds(t: _Pair, a: Fraction):
             qb = ub + t.uQ if t.wrapped else ub
             v = _pow_pair(la, qb, a, aa)
             if v is None:
-                return None, None
+                return None
             lower += v
         elif ip:
             only_p += la
     if only_p > 0:
         v = _pow_pair(only_p, t.uQ, a, aa)  # reverse Hölder over the P-only points
         if v is None:
-            return None, None
+            return None
         lower += v
-    lower = _nonneg(_lo(lower))
+    return _nonneg(_lo(lower))
 
-    if not t.wrapped:
-        if t.uP > 0:
-            return lower, None
-        upper = arb(0)
-        for ip, iq, ua, lb in zip(t.inP, t.inQ, t.ua, t.lb):
-            if not ip or ua.is_zero():
-                continue
-            v = _pow_pair(ua, lb if iq else arb(0), a, aa)
-            if v is None:
-                return lower, None
-            upper += v
-        return lower, _hi(upper)
 
+def _renyi_sum_upper(t: _Pair, a: Fraction, aa: arb):
+    """The exact upper bound on S on Z with no unaccounted P-mass (None: +inf)."""
+    upper = arb(0)
+    for ip, iq, ua, lb in zip(t.inP, t.inQ, t.ua, t.lb):
+        if not ip or ua.is_zero():
+            continue
+        v = _pow_pair(ua, lb if iq else arb(0), a, aa)
+        if v is None:
+            return None
+        upper += v
+    return _hi(upper)
+
+
+def _renyi_sum_upper_wrapped(t: _Pair, a: Fraction, aa: arb):
+    """The exact upper bound on S for wrapped views: the tabulated sum plus the worst
+    placement of the unaccounted P-mass (None: +inf)."""
     base = arb(0)
     worst = arb(0)
     for ua, lb in zip(t.ua, t.lb):
         v = _pow_pair(ua, lb, a, aa)
         if v is None:
-            return lower, None
+            return None
         base += v
         if t.uP > 0:
             w = _pow_pair(ua + t.uP, lb, a, aa)
             if w is None:
-                return lower, None
+                return None
             worst = _amax(worst, _hi(w - v))
-    return lower, _hi(base + worst)
+    return _hi(base + worst)
 
 
 def _renyi_from_sums(s_lo, s_hi, a: Fraction, bits: int) -> mpmath.mpi:

@@ -159,6 +159,11 @@ def renyi_shift_curve(noise, sensitivity: int, alphas, dps: int = 30, m=None,
         return _shift_wrapped(noise, d, orders, dps, m)
     if noise.support_lower is not None:
         return [_inf_interval() for _ in orders]
+    return _shift_on_z(noise, d, orders, dps, method)
+
+
+def _shift_on_z(noise, d: int, orders, dps: int, method: str) -> list[mpmath.mpi]:
+    """A law on Z: the law's closed forms where it has them, else its tabulated PMF."""
     out: list[mpmath.mpi | None] = [None] * len(orders)
     finite = []
     closed = method == "auto" and noise.shift_renyi_ball(d, Fraction(2)) is not None

@@ -156,7 +156,23 @@ def _window(grid: _Grid, a: float, lam: float, s0: int, s1: int):
 
 
 def _plan_one(grid: _Grid, a: float, lam: float, guess):
-    n, g_lo, c = grid.n, grid.g_lo, grid.c
+    w = _locate(grid, a, lam, guess)
+    if isinstance(w, str):
+        return w
+    i0, i1, log_s = w
+    lo, hi = grid.g_lo + i0, max(grid.g_lo + i1, grid.c)
+    if hi >= grid.g_lo + grid.n - 1:
+        return "right"
+    segs = _left_pieces(grid, a, lo, log_s - lam)
+    if segs is None:
+        return "left"
+    return lo, hi, segs, log_s
+
+
+def _locate(grid: _Grid, a: float, lam: float, guess):
+    """The window at order ``a`` (:func:`_window`), searched first near the previous order's
+    window ``guess``; else the side ("left", "right") on which the grid must grow."""
+    n, g_lo = grid.n, grid.g_lo
     w = None
     if guess is not None:  # the window moves by about (a − a_prev)·d
         a0, lo0, hi0 = guess
@@ -171,52 +187,58 @@ def _plan_one(grid: _Grid, a: float, lam: float, guess):
         if w is None:
             lt = grid.lp[:n] + (a - 1) * grid.lrho[:n]
             return "left" if lt[0] >= lt[-1] else "right"
-    i0, i1, log_s = w
-    lo, hi = g_lo + i0, max(g_lo + i1, c)
-    if hi >= g_lo + n - 1:
-        return "right"
-    # left pieces, from top = lo - 1 down; each bounded by ρ(top)^{α−1}·M(lo, top)
-    budget = log_s - lam
+    return w
+
+
+def _left_pieces(grid: _Grid, a: float, lo: int, budget: float):
+    """The pieces left of the window, from top = lo - 1 down, each bounded by
+    ρ(top)^{α−1}·M(start, top) within ``budget``; None when they reach the grid's left end."""
+    c, g_lo, lp = grid.c, grid.g_lo, grid.lp
     segs = []
     top = lo - 1
-    lp = grid.lp
     while True:
         allow = budget - (a - 1) * grid.log_rho_sup(top)
         if grid.log_mass(None, top) <= allow:
             segs.append((None, top))
-            return lo, hi, segs, log_s
+            return segs
         if grid.log_mass(top, top) > allow:
-            return "left"  # pragma: no cover - the window threshold keeps points small
+            return None  # pragma: no cover - the window threshold keeps points small
         if top > c:
-            # tail(lo) = log p(lo)/(1 − ρ_lo) decreases in lo beyond the centre
-            seg = grid.neg_tail_right[: top - c]  # a view: -tail on c+1..top
-            start = c + 1 + int(np.searchsorted(seg, -allow, side="left"))
-            start = min(start, top)
-            # or (count) x p(lo): p grows towards the centre; gallop then bisect
-            good, step = top, 1
-            while True:
-                cand = top - step
-                if cand <= c or math.log(top - cand + 1) + lp[cand - g_lo] > allow:
-                    bad = max(cand, c)
-                    break
-                good, step = cand, 2 * step
-            while good - bad > 1:
-                mid = (good + bad) // 2
-                if math.log(top - mid + 1) + lp[mid - g_lo] <= allow:
-                    good = mid
-                else:
-                    bad = mid
-            start = min(start, good)
+            start = _start_right_of_centre(grid, top, allow)
         else:
             # left of the centre the piece is bounded by (count) x p(top)
             count = math.exp(min(allow - float(lp[top - g_lo]), 700.0))
             start = top - max(int(count), 1) + 1
         if start <= g_lo + 1:
-            return "left"
+            return None
         segs.append((start, top))
         top = start - 1
         if len(segs) > 5000:
-            return "left"  # pragma: no cover
+            return None  # pragma: no cover
+
+
+def _start_right_of_centre(grid: _Grid, top: int, allow: float) -> int:
+    """The lowest start of a piece ending at ``top`` > c whose bound is within ``allow``."""
+    c, g_lo, lp = grid.c, grid.g_lo, grid.lp
+    # tail(lo) = log p(lo)/(1 − ρ_lo) decreases in lo beyond the centre
+    seg = grid.neg_tail_right[: top - c]  # a view: -tail on c+1..top
+    start = c + 1 + int(np.searchsorted(seg, -allow, side="left"))
+    start = min(start, top)
+    # or (count) x p(lo): p grows towards the centre; gallop then bisect
+    good, step = top, 1
+    while True:
+        cand = top - step
+        if cand <= c or math.log(top - cand + 1) + lp[cand - g_lo] > allow:
+            bad = max(cand, c)
+            break
+        good, step = cand, 2 * step
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        if math.log(top - mid + 1) + lp[mid - g_lo] <= allow:
+            good = mid
+        else:
+            bad = mid
+    return min(start, good)
 
 
 # Most certified PMF values one table may hold (Arb balls; ~1 GB at the sizes used).

@@ -68,34 +68,13 @@ def partitions(a, b, h: int, *, leading: bool = False) -> list[Partition]:
     """The partitions of the outputs ``a`` (on d) and ``b`` (on d′), cut on their first
     ``h`` draws (module doc); ``leading=True`` adds the first finite coordinate of a vector
     output (:func:`_leading_part`: many cells, for events chosen on many draws)."""
-    out = []
     if a.kind == "objects":
-        keys = list(a.data) + list(b.data)
-        index: dict = {}
-        for k in keys[:h] + keys[a.n:a.n + h]:
-            index.setdefault(k, len(index))
-        if len(index) <= _CELL_KEYS:
-            cells = np.array([index.get(k, len(index)) for k in keys])
-            vocab = list(index)
-
-            def objects_event(chosen, direction):
-                picked = [vocab[i] for i in chosen]
-                return Event("set", direction, values=tuple(sorted(picked, key=repr)),
-                             view=Whole(), keys=frozenset(picked))
-            usable = np.arange(len(index) + 1) < len(index)
-            out.append(Partition(cells[:a.n], cells[a.n:], len(index) + 1, usable,
-                                 objects_event))
-        return out
-    ka, kb = a.keys(), b.keys()
-    if np.unique(np.concatenate([ka[:h], kb[:h]])).size <= _CELL_KEYS:
-        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
-        if uniq.size <= 4 * _CELL_KEYS:
-            def outcomes_event(chosen, direction, uniq=uniq):
-                keys = np.sort(uniq[chosen])
-                values = tuple(sorted((a.decode(k) for k in keys), key=repr))
-                return Event("set", direction, values=values, view=Whole(), keys=keys)
-            out.append(Partition(inv[:a.n], inv[a.n:], uniq.size,
-                                 np.ones(uniq.size, dtype=bool), outcomes_event))
+        got = _objects_partition(a, b, h)
+        return [got] if got is not None else []
+    out = []
+    got = _outcomes_partition(a, b, h)
+    if got is not None:
+        out.append(got)
     if a.kind in ("int", "float"):
         columns = [(Value(), a.data.astype(float), b.data.astype(float))]
     elif a.kind == "array" and a.data.shape[1] <= _CELL_COLUMNS:
@@ -112,6 +91,43 @@ def partitions(a, b, h: int, *, leading: bool = False) -> list[Partition]:
         if got is not None:
             out.append(got)
     return out
+
+
+def _objects_partition(a, b, h: int) -> Partition | None:
+    """Object outputs: a cell per value seen in the first ``h`` draws (at most
+    ``_CELL_KEYS``), one more for the rest."""
+    keys = list(a.data) + list(b.data)
+    index: dict = {}
+    for k in keys[:h] + keys[a.n:a.n + h]:
+        index.setdefault(k, len(index))
+    if len(index) > _CELL_KEYS:
+        return None
+    cells = np.array([index.get(k, len(index)) for k in keys])
+    vocab = list(index)
+
+    def objects_event(chosen, direction):
+        picked = [vocab[i] for i in chosen]
+        return Event("set", direction, values=tuple(sorted(picked, key=repr)),
+                     view=Whole(), keys=frozenset(picked))
+    usable = np.arange(len(index) + 1) < len(index)
+    return Partition(cells[:a.n], cells[a.n:], len(index) + 1, usable, objects_event)
+
+
+def _outcomes_partition(a, b, h: int) -> Partition | None:
+    """Few exact outcomes (keys): a cell per outcome."""
+    ka, kb = a.keys(), b.keys()
+    if np.unique(np.concatenate([ka[:h], kb[:h]])).size > _CELL_KEYS:
+        return None
+    uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+    if uniq.size > 4 * _CELL_KEYS:
+        return None
+
+    def outcomes_event(chosen, direction, uniq=uniq):
+        keys = np.sort(uniq[chosen])
+        values = tuple(sorted((a.decode(k) for k in keys), key=repr))
+        return Event("set", direction, values=values, view=Whole(), keys=keys)
+    return Partition(inv[:a.n], inv[a.n:], uniq.size, np.ones(uniq.size, dtype=bool),
+                     outcomes_event)
 
 
 @dataclass(frozen=True)

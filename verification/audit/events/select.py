@@ -548,23 +548,7 @@ def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, 
         found.extend((name, eps, ev) for name, eps, ev in
                      _ordinal(a.data, b.data, n1, n_test, alpha, delta, Value()))
     if a.kind == "array":
-        k = a.data.shape[1]
-        if k <= _MAX_COLUMNS:
-            ca, cb = a.columns(), b.columns()
-            for j in range(k):
-                if np.unique(ca[:, j]).size + np.unique(cb[:, j]).size <= 2:
-                    continue   # a constant coordinate
-                found.extend((f"{name} on output[{j}]", eps, ev) for name, eps, ev in
-                             _ordinal(ca[:, j], cb[:, j], n1, n_test, alpha, delta,
-                                      Column(j)))
-        if k > 1:
-            for view, label in _summaries(a, b):
-                found.extend((f"{name} of {label}", eps, ev) for name, eps, ev in
-                             _ordinal(view.apply(None, a), view.apply(None, b), n1, n_test,
-                                      alpha, delta, view))
-        if k > _MAX_COLUMNS:
-            notes.append(f"vector outputs of {k} coordinates: no per-coordinate events "
-                         f"(at most {_MAX_COLUMNS}); the learned events read all of them")
+        found.extend(_vector_events(a, b, n1, n_test, alpha, delta, notes))
     if learners and not shaped and (features is not None or
                                     (a.kind == "array" and a.data.shape[1] > 1)):
         found.extend(_learned(A1, B1, features, n_test, alpha, delta, learners, seed, notes))
@@ -574,6 +558,37 @@ def choose_event(A: Sample, B: Sample, n_test: int, alpha: float, delta: float, 
     found = [f for f in found if f[2] is not None]
     if not found:
         return Choice(None, -np.inf, "none", [], notes)
+    return _held_out_choice(found, A2, B2, n_test, alpha, delta, notes)
+
+
+def _vector_events(a, b, n1: int, n_test: int, alpha: float, delta: float,
+                   notes: list) -> list:
+    """The candidates of vector outputs: per coordinate (up to ``_MAX_COLUMNS``) and on
+    the vector's summaries."""
+    found = []
+    k = a.data.shape[1]
+    if k <= _MAX_COLUMNS:
+        ca, cb = a.columns(), b.columns()
+        for j in range(k):
+            if np.unique(ca[:, j]).size + np.unique(cb[:, j]).size <= 2:
+                continue   # a constant coordinate
+            found.extend((f"{name} on output[{j}]", eps, ev) for name, eps, ev in
+                         _ordinal(ca[:, j], cb[:, j], n1, n_test, alpha, delta,
+                                  Column(j)))
+    if k > 1:
+        for view, label in _summaries(a, b):
+            found.extend((f"{name} of {label}", eps, ev) for name, eps, ev in
+                         _ordinal(view.apply(None, a), view.apply(None, b), n1, n_test,
+                                  alpha, delta, view))
+    if k > _MAX_COLUMNS:
+        notes.append(f"vector outputs of {k} coordinates: no per-coordinate events "
+                     f"(at most {_MAX_COLUMNS}); the learned events read all of them")
+    return found
+
+
+def _held_out_choice(found: list, A2: Sample, B2: Sample, n_test: int, alpha: float,
+                     delta: float, notes: list) -> Choice:
+    """The candidate with the largest projected bound on the held-out draws."""
     n2 = A2.outputs.n
     scored = []
     for name, _, ev in found:

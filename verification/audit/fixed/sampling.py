@@ -212,26 +212,44 @@ def _exact_checks(batches, population: int, scheme) -> str | None:
             return f"batch {i} holds a record index outside [0, {population})"
         if np.unique(b).size != b.size:
             return f"batch {i} holds a record twice"
-    if isinstance(scheme, FixedSizeScheme):
-        for i, b in enumerate(batches):
-            if b.size != scheme.batch:
-                return f"batch {i} has {b.size} records, not {scheme.batch}"
-    if isinstance(scheme, ShuffleScheme):
-        per = -(-population // scheme.batch)
-        for e in range(len(batches) // per):
-            epoch = np.concatenate(batches[e * per:(e + 1) * per])
-            if epoch.size != population or np.unique(epoch).size != population:
-                return f"epoch {e} (batches {e * per}..{(e + 1) * per - 1}) is not a " \
-                    "partition of the population"
-    if isinstance(scheme, AllocationScheme):
-        t = scheme.steps
-        for r in range(len(batches) // t):
-            counts = np.bincount(np.concatenate(batches[r * t:(r + 1) * t]),
-                                 minlength=population)
-            if not np.all(counts == scheme.k):
-                j = int(np.flatnonzero(counts != scheme.k)[0])
-                return f"in round {r} (steps {r * t}..{(r + 1) * t - 1}) record {j} " \
-                    f"appears {int(counts[j])} times, not {scheme.k}"
+    for kind, check in ((FixedSizeScheme, _sizes_fixed), (ShuffleScheme, _epochs_partition),
+                        (AllocationScheme, _rounds_allocate)):
+        if isinstance(scheme, kind):
+            problem = check(batches, population, scheme)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _sizes_fixed(batches, population: int, scheme) -> str | None:
+    """Fixed-size batches: every batch of the scheme's size."""
+    for i, b in enumerate(batches):
+        if b.size != scheme.batch:
+            return f"batch {i} has {b.size} records, not {scheme.batch}"
+    return None
+
+
+def _epochs_partition(batches, population: int, scheme) -> str | None:
+    """Shuffling: every epoch's batches a partition of the population."""
+    per = -(-population // scheme.batch)
+    for e in range(len(batches) // per):
+        epoch = np.concatenate(batches[e * per:(e + 1) * per])
+        if epoch.size != population or np.unique(epoch).size != population:
+            return f"epoch {e} (batches {e * per}..{(e + 1) * per - 1}) is not a " \
+                "partition of the population"
+    return None
+
+
+def _rounds_allocate(batches, population: int, scheme) -> str | None:
+    """Random allocation: every record in exactly k of each round's steps."""
+    t = scheme.steps
+    for r in range(len(batches) // t):
+        counts = np.bincount(np.concatenate(batches[r * t:(r + 1) * t]),
+                             minlength=population)
+        if not np.all(counts == scheme.k):
+            j = int(np.flatnonzero(counts != scheme.k)[0])
+            return f"in round {r} (steps {r * t}..{(r + 1) * t - 1}) record {j} " \
+                f"appears {int(counts[j])} times, not {scheme.k}"
     return None
 
 
