@@ -25,7 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 MAX_FILES = 12
 COMPLEXITY = 10
-MAX_COMPLEX = 20
+MAX_COMPLEX = 10
 
 
 def _folders(top: str):

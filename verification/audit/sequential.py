@@ -245,22 +245,10 @@ def audit_mechanism_sequential(mechanism: Callable, d, d_prime, epsilon, max_sam
     features = guard.wrap(features, "features")
 
     def work(tick):
-        return _mechanism_rounds(
-            mechanism=mechanism,
-            d=d,
-            d_prime=d_prime,
-            eps=eps,
-            dlt=dlt,
-            max_samples=max_samples,
-            first=first,
-            alpha=alpha,
-            seed=seed,
-            features=features,
-            learners=learners,
-            executor=executor,
-            bits=bits,
-            progress=tick,
-        )
+        return _mechanism_rounds(mechanism=mechanism, d=d, d_prime=d_prime, eps=eps, dlt=dlt,
+                                 max_samples=max_samples, first=first, alpha=alpha, seed=seed,
+                                 features=features, learners=learners, executor=executor,
+                                 bits=bits, progress=tick)
 
     return guard.run(work, executor=executor, timeout=timeout, total_timeout=total_timeout,
                      progress=progress, shared=(mechanism, features))

@@ -119,16 +119,5 @@ def _pair(P: ExactPMF, Q: ExactPMF, extra_bits: int = 0) -> _Pair:
         inQ, lb, ub = ends(Q)
         uP = _effective_unaccounted(P)
         uQ = _effective_unaccounted(Q)
-    return _Pair(
-        wrapped=P.modulus is not None,
-        ks=range(lo, hi + 1),
-        inP=inP,
-        inQ=inQ,
-        la=la,
-        ua=ua,
-        lb=lb,
-        ub=ub,
-        uP=uP,
-        uQ=uQ,
-        bits=bits,
-    )
+    return _Pair(wrapped=P.modulus is not None, ks=range(lo, hi + 1), inP=inP, inQ=inQ, la=la,
+                 ua=ua, lb=lb, ub=ub, uP=uP, uQ=uQ, bits=bits)
