@@ -30,6 +30,7 @@ extensions = [
     "myst_nb",
     "privtools_docs",
     "figure_markers",
+    "plain_refs",
 ]
 
 # The executed notebooks are rendered from their stored outputs (CI executes them with

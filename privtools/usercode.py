@@ -677,9 +677,8 @@ def _stop_child(pid, message, status, mon, what):
     """Stop the child's process group; the error of a child that ended without sending its
     result (None when it sent one)."""
     if message is not None:
-        # the result is in: the child has nothing left to do but exit, and the exit of a
-        # process that touched a lot of memory takes a while (unmapping it) — stop the group
-        # now and let a thread collect the exit status, instead of waiting for it here
+        # the result is in: stop the group now and let a thread collect the exit status (the
+        # exit of a process that touched a lot of memory takes a while, unmapping it)
         _kill_group(pid)
         if status is None:
             threading.Thread(target=_reap, args=(pid,), daemon=True).start()

@@ -60,9 +60,18 @@ def _poll(condition) -> bool:
     return condition()
 
 
+def _default_signals():
+    """In the child, before privtools starts: the default dispositions a shell gives a
+    command. An ignored signal is inherited across exec and privtools keeps it ignored (as
+    under ``nohup``), so a test process whose runner left SIGHUP or SIGINT ignored must not
+    pass that on."""
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _cli(*args, **kwargs):
     return subprocess.Popen([sys.executable, "-m", "privtools.cli", "audit", *args],
-                            stdin=subprocess.DEVNULL, **kwargs)
+                            stdin=subprocess.DEVNULL, preexec_fn=_default_signals, **kwargs)
 
 
 @pytest.fixture
