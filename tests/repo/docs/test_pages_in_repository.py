@@ -49,3 +49,18 @@ def test_a_pages_relative_links_point_at_files_of_the_repository(page):
 
 def test_the_role_scan_sees_a_role():
     assert ROLE.findall("see {func}`x` and {doc}`y`, not {z} or `z`") == ["{func}`", "{doc}`"]
+
+
+def test_the_site_links_only_names_that_exist():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        from plain_refs import NAME, resolves
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    assert resolves("privtools.planning.plan") and resolves("verification.audit.trace.record")
+    assert resolves("privtools.noise.DiscreteLaplace.shares")
+    assert not resolves("privtools.planning.plann") and not resolves("verification.exact")
+    assert NAME.match("privtools.noise") and not NAME.match("numpy.random")
+    assert not NAME.match("privtools") and not NAME.match("privtools.noise()")
