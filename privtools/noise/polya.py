@@ -27,7 +27,6 @@ from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
-import scipy.special as sc
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
@@ -39,6 +38,7 @@ from ._parameters import OPEN_UNIT, REAL_POSITIVE, Parameter
 from ._samplers.cells import PolyaCellSampler, PolyaDifferenceCellSampler
 from ._samplers.polya_table import polya_difference_weights
 from ._special import log_gamma_ratio
+from ._special import special as sc
 
 # Longest float tail sum (terms) before a law counts as too wide for the float path (as in
 # ``_base._log_upper_tail_sum``).

@@ -23,7 +23,6 @@ from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
-import scipy.special as sc
 
 from privtools.certified import balls as _arb
 from privtools.certified.balls import arb
@@ -33,6 +32,7 @@ from privtools.proven import proven
 from ._base import SymmetricIntegerDistribution, check_n
 from ._parameters import REAL_POSITIVE, Parameter, location
 from ._samplers.fixed import LogConcaveRejectionSampler
+from ._special import special as sc
 
 _MAX_FLOAT_SAMPLING_VAR = 2**60
 # Orders from which the Debye expansion (4 terms) beats scipy's ive (measured against Arb:
