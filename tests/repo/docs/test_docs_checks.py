@@ -18,6 +18,7 @@ EXT = Path(__file__).resolve().parents[3] / "docs" / "_ext"
 if os.environ.get("PRIVTOOLS_REQUIRE_DOCS") != "1":
     pytest.importorskip("sphinx", reason=f"{OPTIONAL}: sphinx (the docs extra)")
 sys.path.insert(0, str(EXT))
+import plain_refs  # noqa: E402
 import privtools_docs as docs  # noqa: E402
 
 sys.path.remove(str(EXT))
@@ -95,3 +96,23 @@ def test_every_proof_is_indexed_with_its_code():
     assert all(found.values())
     assert "privtools.noise.laplace.DiscreteLaplace.shares" in found[
         "fact1_infinite_divisibility"]
+
+
+def test_the_site_links_only_names_that_exist():
+    """docs/_ext/plain_refs.py: a code span naming the house links to its API entry; a name
+    that does not exist is a build warning."""
+    resolves, name = plain_refs.resolves, plain_refs.NAME
+    assert resolves("privtools.planning.plan") and resolves("verification.audit.trace.record")
+    assert resolves("privtools.noise.DiscreteLaplace.shares")
+    assert not resolves("privtools.planning.plann") and not resolves("verification.exact")
+    assert name.match("privtools.noise") and not name.match("numpy.random")
+    assert not name.match("privtools") and not name.match("privtools.noise()")
+
+
+def test_notebook_links_are_rewritten_to_the_sites_copies():
+    page = ["[a](../notebooks/01_x.ipynb) [b](../../notebooks/02_y.ipynb)"]
+    plain_refs.notebook_links(None, "index", page)
+    assert page[0] == "[a](notebooks/01_x.ipynb) [b](../../notebooks/02_y.ipynb)"
+    guide = ["[a](../../notebooks/01_x.ipynb)"]
+    plain_refs.notebook_links(None, "guides/auditing", guide)
+    assert guide[0] == "[a](../notebooks/01_x.ipynb)"
