@@ -37,6 +37,13 @@ settings.load_profile("ci")
 OPTIONAL = "optional dependency"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Long-running tests (marked ``slow``) first, in their order, then the rest: the
+    parallel run (pytest-xdist's work stealing) then ends on short tests on every core rather
+    than on one long test on one. No result depends on the order."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

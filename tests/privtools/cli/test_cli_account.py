@@ -28,6 +28,7 @@ def test_an_unsampled_run_is_the_gaussian_closed_form():
     assert out["sampling"] == "none"
 
 
+@pytest.mark.slow
 def test_fixed_size_batches_and_delta_at_epsilon():
     out = _json(["--sigma", "1", "--batch", "10", "--population", "100", "--steps", "5",
                  "--delta", "1e-5", "--epsilon", "1"])
@@ -37,6 +38,7 @@ def test_fixed_size_batches_and_delta_at_epsilon():
     assert out["delta_at_epsilon"] == acc.delta(1).delta
 
 
+@pytest.mark.slow
 def test_random_allocation_composes_whole_epochs():
     from privtools.accounting import RandomAllocationEvent
 

@@ -61,6 +61,7 @@ def test_the_guides_show_commands():
                                             "reproducing-001"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("guide", "line"), COMMANDS,
                          ids=[f"{g.stem}: {' '.join(shlex.split(line, comments=True)[1:])}"
                               for g, line in COMMANDS])

@@ -14,6 +14,7 @@ PAGES = sorted(p for p in (ROOT / "docs").glob("*.md")
                if "```python" in p.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_the_pages_python_blocks_run(page):
     """Each page's python blocks run as written, in order, in one namespace (the guides'

@@ -228,6 +228,7 @@ def test_the_cli_never_passes_what_the_trace_cannot_certify(tmp_path, name, d, d
     assert "Traceback" not in res.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("coef_or_call", ["call", "coefficient"])
 @pytest.mark.parametrize("eps, verdict", [(1.0, "fail"), (20.0, "holds")])
 def test_a_data_dependent_gaussian_scale_is_certified_at_positive_delta(coef_or_call, eps,
