@@ -71,11 +71,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _first_parameter(name: str):
+    """The kinds that take option ``--name``, and its parameter in the first of them."""
+    kinds = [kind for kind in KINDS if name in takes(kind)]
+    return kinds, law_class(kinds[0]).parameter(name)
+
+
 def option_help(name: str) -> str:
     """The help of option ``--name``, from the tables: the kinds that take it, its domain,
     its alternative and its default."""
-    kinds = [kind for kind in KINDS if name in takes(kind)]
-    p = law_class(kinds[0]).parameter(name)
+    kinds, p = _first_parameter(name)
     text = f"{', '.join(kinds)}: {p.domain.describe(name)}"
     if p.choice is not None:
         text += f" (or its alternative, {p.choice})"
@@ -94,7 +99,7 @@ def with_law_options(help_prefix: str = ""):
         names = law_options()
         extra = []
         for name in names:
-            p = next(law.parameter(name) for law in LAWS if name in takes(law.name))
+            p = _first_parameter(name)[1]
             extra.append(inspect.Parameter(
                 name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=int if p.domain.integer
                 else str, default=typer.Option(None, help=help_prefix + option_help(name))))

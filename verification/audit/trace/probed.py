@@ -3,8 +3,8 @@ events for a sampled confirmation — never a certificate.
 
 :func:`untracked_findings` reads the probes' linear model (:mod:`.record.model`) of a pair
 whose forms were refused (:mod:`.certify.forms`): coefficients that differ between d and d',
-outputs no draw moves that differ under coupling (after :data:`_CONSTANT`-style constancy
-checks), outputs that move non-additively with the noise. :func:`candidate_events` proposes
+outputs no draw moves that differ under coupling (once fresh runs show them constant),
+outputs that move non-additively with the noise. :func:`candidate_events` proposes
 output events from coupled trace runs only, so a sampled test of them on fresh draws keeps
 its level.
 """
