@@ -11,9 +11,9 @@
 # [grey-box audits](../docs/guides/grey-box.md) has the details.
 #
 # The plan: trace a histogram whose glue code has a bug, read the finding, fix it, trace
-# again until it holds, and search the neighbouring pairs. Then hand a mechanism whose
-# noise steers the control flow to `confirm`, and trace the protocol's own deployment path
-# against its plan. All of it takes a few seconds.
+# again until it holds, and search the neighbouring pairs. Then trace a threshold whose
+# noise steers the output, hand one the trace cannot follow to `confirm`, and trace the
+# protocol's own deployment path against its plan. All of it takes a few seconds.
 
 # %%
 import time
@@ -129,11 +129,10 @@ print(search_traced(histogram, EPSILON, strategies.add_remove(records), rng=1,
 # ## When the noise steers the control flow
 #
 # A threshold test on a noisy count does not release the noise additively: its output
-# moves with the noise only when the noise crosses the threshold. The trace cannot certify
-# this, and says so. It does propose *candidate events*, output values that differ
-# between `d` and `d'` under identical draws. `confirm` tests them on fresh draws, each at
-# α/K for K candidates (Bonferroni). This mechanism claims ε = 0.5 but its noise has scale
-# 0.5: on this pair its privacy loss is exactly 2.
+# moves with the noise only when the noise crosses the threshold. The trace follows the
+# branch instead: each outcome is a *path*, a condition on the draws, and its probability
+# on `d` and on `d'` is computed exactly (notebook 11 has more of this). This mechanism
+# claims ε = 0.5 but its noise has scale 0.5: on this pair its privacy loss is exactly 2.
 
 # %%
 narrow = DiscreteLaplace(0.5)
@@ -145,7 +144,22 @@ def over_threshold(data, size, rng):
 
 steered = trace_mechanism(over_threshold, [0, 1, 1], [0, 1, 0], EPSILON, rng=1)
 print(steered.describe())
-check = confirm(over_threshold, [0, 1, 1], [0, 1, 0], EPSILON, steered.candidates,
+
+# %% [markdown]
+# Where the paths cannot follow the program, the trace says so. Here the branch is on a
+# non-linear function of the noise, `y·|y|`. The trace then proposes *candidate events*,
+# output values that differ between `d` and `d'` under identical draws. `confirm` tests
+# them on fresh draws, each at α/K for K candidates (Bonferroni).
+
+# %%
+def signed_square_over(data, size, rng):
+    noisy = sum(data) + narrow.sample(size, rng)
+    return (noisy * np.abs(noisy) >= 2).astype(int)
+
+
+handed_on = trace_mechanism(signed_square_over, [0, 1, 1], [0, 1, 0], EPSILON, rng=1)
+print(handed_on.describe())
+check = confirm(signed_square_over, [0, 1, 1], [0, 1, 0], EPSILON, handed_on.candidates,
                 n_samples=10_000, rng=1)
 print(check.summary())
 

@@ -543,6 +543,8 @@ def _file_job(*, spec, epsilon, delta, d, d_prime, datasets, neighbours, budget,
                                      f"{json.dumps(value)}")
         check_pair(job["d"], job["d_prime"],
                    neighbours if checks.given("neighbours") else None, ("--d", "--d-prime"))
+        if checks.given("neighbours"):       # the trace searches a proof for "query"
+            job["neighbours"] = neighbours
         job["samples"] = DEFAULT_SAMPLES if samples is None else samples
         checks.int_range("samples", job["samples"], MIN_AUDIT_SAMPLES, MAX_SAMPLES)
     else:

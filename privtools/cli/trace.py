@@ -67,7 +67,8 @@ def traced(mechanism, job, features, executor, tick):
     seed = job.seed
     tr = trace_mechanism(mechanism, job.d, job.d_prime, job.epsilon, job.delta, rng=seed,
                          declared=job.declared, modulus=job.modulus,
-                         arithmetic=job.arithmetic)
+                         arithmetic=job.arithmetic,
+                         relation="query" if job.neighbours == "query" else None)
     if job.trace == "only" or tr.verdict in ("fail", "holds"):
         return tr, None, None
     level = job.alpha

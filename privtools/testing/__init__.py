@@ -304,16 +304,23 @@ def _trace(mechanism, d, d_prime, eps, delta, datasets, neighbours, relation, rn
         found = search_traced(mechanism, eps, pairs, delta, rng=rng, **options)
         if found.verdict != "holds":
             raise PrivacyAssertionError("traced search " + found.summary() + (
-                "" if found.trace is None else "\n" + found.trace.describe()), found.trace,
-                found)
+                "" if found.trace is None else "\n" + found.trace.describe() +
+                "\nreproduce: " + found.reproduce(_name(mechanism))), found.trace, found)
         return found
     if d is None or d_prime is None:
         raise ParameterError("give the neighbouring pair d and d_prime, or datasets= to "
                              "search for one")
     check_pair(d, d_prime, relation)
-    res = trace_mechanism(mechanism, d, d_prime, eps, delta, rng=rng, **options)
+    proof_for = relation if relation in ("query", "linf") else None
+    res = trace_mechanism(mechanism, d, d_prime, eps, delta, rng=rng, relation=proof_for,
+                          **options)
     if res.verdict != "holds":
-        raise PrivacyAssertionError("privacy trace " + res.describe(), res)
+        line = (f"trace_mechanism({_name(mechanism)}, {d!r}, {d_prime!r}, {eps!r}"
+                + (f", delta={delta!r}" if delta else "") + f", rng={res.seed}"
+                + "".join(f", {k}={v!r}" for k, v in options.items() if v is not None)
+                + (f", relation={proof_for!r}" if proof_for else "") + ")")
+        raise PrivacyAssertionError("privacy trace " + res.describe() +
+                                    f"\nreproduce: {line}", res)
     return res
 
 

@@ -31,7 +31,8 @@ from hypothesis import strategies as st  # noqa: E402
 __all__ = ["epsilons", "batch_sizes", "probabilities", "scales", "noise_laws", "law_arguments",
            "parameter_values", "plans",
            "rewards", "neighbouring_rewards", "neighbouring_pairs", "replace_one",
-           "add_remove", "add_remove_one", "bounded_change", "dataframe_rows", "NEIGHBOURS"]
+           "add_remove", "add_remove_one", "bounded_change", "query_pairs", "dataframe_rows",
+           "NEIGHBOURS"]
 
 #: the relations these strategies draw pairs of (privtools.neighbours declares them)
 NEIGHBOURS = (REPLACE_ONE, ADD_REMOVE, "linf", "l1")
@@ -254,6 +255,28 @@ def bounded_change(vectors, *, linf=None, l1=None) -> st.SearchStrategy[tuple]:
         return v, _nb.rebuild(v, out)
 
     return _pair()
+
+
+def query_pairs(vectors, *, bound=1) -> st.SearchStrategy[tuple]:
+    """Pairs (q, q′) of query-answer vectors whose answers move by at most ``bound``,
+    seeded with the input patterns of StatDP (Ding et al., CCS 2018) and DP-Sniper (Bichsel
+    et al., S&P 2021) — one above, one below, one above and the rest below, half and half,
+    all above, all below, X-shape (:func:`privtools.neighbours.query_patterns`) — then any
+    move of :func:`bounded_change`. Hypothesis tries the patterns first and shrinks
+    towards them."""
+    vectors = _as_strategy(vectors)
+
+    @st.composite
+    def _pattern(draw):
+        from hypothesis import assume
+
+        v = draw(vectors)
+        others = [o for o in _nb.query_patterns(v, "query")
+                  if max(abs(a - b) for a, b in zip(v, o)) <= bound]
+        assume(others)
+        return tuple(v), draw(st.sampled_from(others))
+
+    return st.one_of(_pattern(), bounded_change(vectors, linf=bound))
 
 
 def dataframe_rows(frames, neighbours: str = "replace-one") -> st.SearchStrategy[tuple]:

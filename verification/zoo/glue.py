@@ -243,9 +243,17 @@ def first_above_threshold(dataset, size, rng, *, epsilon, threshold, queries):
     return out
 
 
+def thresholded_count(dataset, size, rng, *, epsilon, scale, threshold):
+    """Whether the number of records plus ``Lap(scale)`` reaches ``threshold`` (a bool per
+    release). ε-DP needs ``scale ≥ 1/ε``; the loss is 1/scale, reached as the count sinks
+    below the threshold (the Laplace's tail ratio)."""
+    n = float(len(_values(dataset)))
+    return n + rng.laplace(0.0, scale, size) >= threshold
+
+
 # ============================================================== the suite
 # the finding kinds, as the trace declares them (verification.audit.trace.result)
-_DP, _UN, _SE, _UT, _CF = KINDS
+_DP, _UN, _SE, _UT, _CF, _PL = KINDS
 
 
 def glue_suite() -> list[GlueMechanism]:
@@ -313,6 +321,12 @@ def glue_suite() -> list[GlueMechanism]:
           "this pair) bounds it"),
         g("FirstAboveThreshold", partial(first_above_threshold, epsilon=e, threshold=2.0,
                                          queries=(1.0, 2.0, 3.0, 4.0)), e, 0.0, True, e,
-          ((1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)), (_CF,),
-          "sparse vector: the number of draws depends on the noise"),
+          ((1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 3.0)), (),
+          "sparse vector: the number of draws depends on the noise; every path is "
+          "integrated (5 on each dataset)"),
+        g("ThresholdedCountHalfScale", partial(thresholded_count, epsilon=e, scale=0.5 / e,
+                                               threshold=12.0), e, 0.0, False, 2 * e,
+          ((1.0, 2.0, 3.0), (1.0, 2.0)), (_PL,),
+          "whether the count plus Lap(1/(2ε)) reaches a public threshold: the comparison is "
+          "post-processing of a release at 2ε; far below the threshold the ratio is e^(2ε)"),
     ]

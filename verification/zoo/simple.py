@@ -45,8 +45,12 @@ def check_size(size, rng) -> int:
 
 
 def as_queries(dataset, *, length: int | None = None) -> np.ndarray:
-    """``dataset`` as a finite 1-D float64 vector (of ``length`` entries if given)."""
-    q = np.asarray(dataset, dtype=np.float64)
+    """``dataset`` as a finite 1-D float64 vector (of ``length`` entries if given). An
+    array-like that answers numpy's protocols — the trace's symbolic data — stays one."""
+    duck = hasattr(dataset, "__array_function__") and not isinstance(dataset, np.ndarray)
+    q = dataset if duck else np.asarray(dataset)
+    if q.dtype != np.float64:
+        q = q.astype(np.float64)
     if q.ndim == 0:
         q = q.reshape(1)
     if q.ndim != 1 or q.size == 0:

@@ -195,17 +195,16 @@ def numerical_svt(dataset, size, rng, *, epsilon: float = 0.1, c: int = 2,
     Kifer and Zhang (PLDI 2019): ρ ~ Lap(3/ε), ν_i ~ Lap(6c/ε), stop after c ⊤, and at a ⊤
     release ``q_i + η_i`` with *fresh* η_i ~ Lap(3c/ε). float64 ``(size, k)``: value /
     ``-inf`` (⊥) / ``nan`` (not answered). ε-DP (Lyu–Su–Li: ε1 + ε2 + ε3 = ε).
-    The fresh noise is drawn only where a value is released (same law, less work)."""
+    A fresh η is drawn for every query and read only where a value is released (the same
+    law; the output is built with ``np.where``, which the trace follows)."""
     n = check_size(size, rng)
     eps, c, t = _params(epsilon, c, threshold)
     q = as_queries(dataset)
     _, above = _compare(q, n, rng, 3.0 / eps, 6.0 * c / eps, t)
     stopped = _unanswered(above, c)
-    out = np.full(above.shape, -np.inf)
-    out[stopped] = np.nan
-    rows, cols = np.nonzero(above & ~stopped)
-    out[rows, cols] = q[cols] + laplace_noise(rng, 3.0 * c / eps, rows.size)
-    return out
+    fresh = laplace_noise(rng, 3.0 * c / eps, above.shape)
+    out = np.where(above & ~stopped, fresh + q, -np.inf)
+    return np.where(stopped, np.nan, out)
 
 
 def svt34_parallel(dataset, size, rng, *, epsilon: float = 0.1, c: int = 2,
@@ -216,12 +215,10 @@ def svt34_parallel(dataset, size, rng, *, epsilon: float = 0.1, c: int = 2,
     k·ε/(2c) + (1+6c)/4·ε (both worst cases meet on the same input pair)."""
     n = check_size(size, rng)
     q = as_queries(dataset)
-    out = np.empty((n, 2 * q.size))
-    out[:, : q.size] = svt3(q, n, rng, epsilon=epsilon, c=c, threshold=threshold)
+    left = svt3(q, n, rng, epsilon=epsilon, c=c, threshold=threshold)
     right = svt4(q, n, rng, epsilon=epsilon, c=c, threshold=threshold)
-    out[:, q.size:] = right
-    np.copyto(out[:, q.size:], np.nan, where=right < 0)
-    return out
+    right = np.where(right < 0, np.nan, right.astype(np.float64))
+    return np.concatenate([left, right], axis=1)
 
 
 def svt_true_epsilon(algorithm: str, *, epsilon: float, c: int = 1, k: int = 10) -> float:

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 import mpmath
 
-from privtools.certified import ends, fraction_bounds
+from privtools.certified import ends, fraction_bounds, interval
 from privtools.errors import ParameterError
 from privtools.validation import check_int, to_fraction
 
@@ -47,9 +47,10 @@ from .. import guard
 from ..draws import root_seed
 from ..neighbours import check_pair
 from ..values import check_claim
-from . import certify
+from . import certify, paths
 from .certify import qtext as _q
 from .certify.releases import form_model_of, portable, scaled, tracked_leaves, two_gaussians
+from .paths import align
 from .probed import candidate_events, untracked_findings
 from .probed import text as _text
 from .record.leaves import same_leaf, same_tree
@@ -59,6 +60,7 @@ from .record.runs import Runner
 from .result import (
     DATA_DEPENDENT,
     KINDS,
+    PATH_LOSS,
     SENSITIVITY,
     STEERED,
     UNNOISED,
@@ -115,7 +117,7 @@ class _Trace:
     """The state of one trace while it runs (see :func:`trace_mechanism`)."""
 
     def __init__(self, runner, d, dp, eps, delta, declared, modulus, arithmetic, seed,
-                 rtol=RTOL):
+                 rtol=RTOL, use_paths=True, relation=None, path_cache=None):
         self.rtol = rtol
         self.runner, self.d, self.dp = runner, d, dp
         self.eps, self.delta = eps, delta
@@ -136,6 +138,12 @@ class _Trace:
         self.coupled_dp = None                 # the coupled replay on d'
         self.bounded: tuple = ()               # nodes: the interval is an upper bound only
         self.untracked: str | None = None      # why the forms could not be used
+        self.path_report = None                # what the paths decided (.paths)
+        self.superseded = False                # the paths' interval replaced the releases
+        self.use_paths = use_paths
+        self.relation = relation               # a proof is searched for this relation
+        self.path_cache = path_cache
+        self.proof = None
 
     def add(self, name, where, detail, loss=None, exact=None):
         """Record a finding once per (kind, where); ``exact`` defaults to its kind's."""
@@ -334,6 +342,10 @@ class _Trace:
             verdict = "fail"
         elif iv is not None:
             verdict = self._decide(rec, iv, continuous)
+        if verdict == "inconclusive" and self._paths_apply(rec):
+            verdict, iv = self._paths(rec, iv)
+        if self.relation is not None and verdict != "fail" and self._paths_apply(rec):
+            verdict, iv = self._prove(rec, verdict, iv)
         if verdict == "inconclusive" and self.bounded and iv is not None and \
                 ends(iv)[1] > self.eps_exact:
             self._bounded_only(rec, iv)
@@ -344,7 +356,7 @@ class _Trace:
             interval_ends=None if iv is None else ends(iv),
             epsilon=float(self.eps),
             delta=float(self.delta),
-            releases=tuple(portable(r) for r in releases or ()),
+            releases=() if self.superseded else tuple(portable(r) for r in releases or ()),
             calls=calls_text,
             decided=tuple(self.decided),
             undecided=tuple(dict.fromkeys(self.undecided)),
@@ -355,7 +367,81 @@ class _Trace:
             ),
             runs=self.runner.count,
             seed=self.seed,
+            paths=self.path_report,
+            proof=self.proof,
         )
+
+    # ------------------------------------------------------------------ the paths
+    def _paths_apply(self, rec) -> bool:
+        """Whether the paths may decide what the releases did not: the draws replay, no
+        modulus, and something steered or rescaled the noise."""
+        return (self.modulus is None and bool(rec.calls) and self.use_paths and
+                not any(f.kind == UNTRACEABLE for f in self.findings))
+
+    def _paths(self, rec, iv):
+        """Every path on d and d' (:mod:`.paths`): the verdict and interval they certify,
+        superseding the findings they decide (steered control flow, a data-dependent
+        parameter)."""
+        rep = paths.decide(self.runner, self.d, self.dp, rec.calls, self.delta,
+                           cache=self.path_cache)
+        self.path_report = rep
+        if rep.refused is not None:
+            self.undecided.append(f"the paths decide nothing: {rep.refused}")
+            return "inconclusive", iv
+        rest = [f for f in self.findings if f.kind not in (STEERED, DATA_DEPENDENT)]
+        verdict = "inconclusive"
+        if rep.lo > self.eps_exact:
+            verdict = "fail"
+            rest.append(Finding(PATH_LOSS, f"the output {rep.worst}",
+                                f"{rep.measure} {_ends(rep.p_d)} on d but {_ends(rep.p_dp)} "
+                                f"on d'" + (f" (on the path {rep.condition})" if rep.condition
+                                            else ""), round_down(rep.lo)))
+        elif rep.hi <= self.eps_exact and not rest:
+            if rep.continuous and self.arithmetic == "exact":
+                self.undecided.append(
+                    "the paths integrate continuous laws: certified for the real-arithmetic "
+                    "law, not its float implementation (Mironov 2012); pass "
+                    "arithmetic='real' to accept that model")
+            else:
+                verdict = "holds"
+        else:
+            self.undecided.append(
+                f"the paths certify ε in [{round_down(rep.lo):.6g}, {round_up(rep.hi):.6g}], "
+                f"which straddles the claim {self.eps:g}")
+        self.findings = rest
+        # the linear model's notes and releases are superseded by the paths' interval
+        self.undecided = [x for x in self.undecided if x.startswith("the paths")]
+        self.decided = [x for x in self.decided if "post-processing" not in x and
+                        "tracked exactly" not in x]
+        self.superseded = True
+        if verdict != "inconclusive":
+            self.candidates = ()
+        return verdict, interval(rep.lo, rep.hi)
+
+    def _prove(self, rec, verdict, iv):
+        """A randomness alignment for every pair of the relation (:mod:`.paths.align`):
+        the proof, and a holds for this pair when it proves the claim."""
+        sens = self.declared if isinstance(self.declared, Fraction) else 1
+        got = align.prove(self.runner, self.d, rec.calls, self.eps, relation=self.relation,
+                          sensitivity=sens)
+        if isinstance(got, str):
+            self.undecided.append(f"no proof for every pair: {got}")
+            return verdict, iv
+        if not got.proves_claim:
+            self.decided.append(f"every pair: {got.describe()}")
+            return verdict, iv
+        self.proof = got
+        self.decided.append(f"every pair: {got.describe()}")
+        continuous = any(c.family in ("location", "scale") for c in rec.calls)
+        if continuous and self.arithmetic == "exact":
+            return verdict, iv
+        if verdict == "inconclusive" and not self.findings:
+            self.undecided = []
+            self.candidates = ()
+            verdict = "holds"
+            if iv is None:
+                iv = interval(mpmath.mpf(0), fraction_bounds(got.cost, 64)[1])
+        return verdict, iv
 
     def _interval(self, releases, infinite, bound_only):
         """The pair's certified interval (None where it is not decided) and whether a
@@ -449,6 +535,11 @@ class _Trace:
 
 
 
+def _ends(e) -> str:
+    lo, hi = (round_down(e[0]), round_up(e[1])) if e else (math.nan, math.nan)
+    return f"{lo:.6g}" if hi - lo <= abs(hi) * 1e-9 else f"in [{lo:.6g}, {hi:.6g}]"
+
+
 def _same_params(a, b) -> bool:
     return all(same_value(v, b.params.get(k)) for k, v in a.params.items())
 
@@ -472,6 +563,7 @@ def _struct(s) -> str:
 # ====================================================================== the entry point
 def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declared=None, *,
                     modulus=None, arithmetic: str = "exact", rtol: float = RTOL,
+                    relation: str | None = None, path_cache: dict | None = None,
                     timeout=guard.DEFAULT_TIMEOUT,
                     total_timeout=guard.DEFAULT_TOTAL_TIMEOUT) -> TraceResult:
     """Trace ``mechanism`` on ``d`` and ``d_prime`` and decide its claim (``epsilon``,
@@ -500,6 +592,14 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
         Relative slack of the comparison with the claim (default 2⁻⁴⁰): the verdict reads
         the claim as ε·(1 + rtol), so that a scale computed as ``1/ε`` in floating point —
         an exact loss a few ulps above ε — is not a violation. 0 compares exactly.
+    path_cache : dict, optional
+        Explorations of the paths kept by dataset, for a search that meets one dataset in
+        several pairs of the same mechanism (:func:`search_traced` passes one).
+    relation : {"query", "linf"}, optional
+        Search a proof for every neighbouring pair of the relation (every answer moves by at
+        most 1, or by ``declared`` when it is a number): a randomness alignment checked on
+        every path of a symbolic run (:mod:`.paths.align`); ``result.proof`` holds it when
+        its cost is within the claim.
     arithmetic : {"exact", "real"}
         ``"real"`` accepts the real-arithmetic model of continuous noise (a certificate
         for the law, not for its floats); the default holds only with integer noise.
@@ -520,10 +620,13 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     modulus = _check_modulus(modulus)
     if arithmetic not in ARITHMETIC:
         raise ParameterError(f"arithmetic must be one of {ARITHMETIC}, got {arithmetic!r}")
+    if relation is not None and relation not in align.RELATIONS:
+        raise ParameterError(f"relation must be one of {align.RELATIONS} (a proof is searched "
+                             f"for them), got {relation!r}")
     rtol = float(to_fraction("rtol", rtol))
     if not 0 <= rtol <= 1e-6:
         raise ParameterError(f"rtol must be in [0, 1e-6], got {rtol!r}")
-    check_pair(d, d_prime)
+    check_pair(d, d_prime, relation if declared is None else None)
     timeout, total_timeout = guard.check_timeouts(timeout, total_timeout)
     seed = root_seed(rng) % (2**62)
     wrapped = guard.wrap(mechanism, "mechanism")
@@ -532,7 +635,8 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     def work(tick):
 
         t = _Trace(runner=Runner(wrapped), d=d, dp=d_prime, eps=eps, delta=delta_q,
-                   declared=declared, modulus=modulus, arithmetic=arithmetic, seed=seed, rtol=rtol)
+                   declared=declared, modulus=modulus, arithmetic=arithmetic, seed=seed,
+                   rtol=rtol, relation=relation, path_cache=path_cache)
         return t.run()
     return guard.run(work, timeout=timeout, total_timeout=total_timeout,
                      what="the trace", shared=(wrapped,))

@@ -9,8 +9,8 @@ import mpmath
 
 from privtools.certified import Interval, interval
 
-__all__ = ["Finding", "FindingKind", "TraceResult", "KINDS", "FINDING_KINDS", "round_down",
-           "round_up"]
+__all__ = ["Finding", "FindingKind", "TraceResult", "KINDS", "FINDING_KINDS", "PathReport",
+           "round_down", "round_up"]
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,13 @@ FINDING_KINDS: dict[str, FindingKind] = {k.name: k for k in (
     FindingKind("noise-dependent-control-flow",
                 "the noise steers the program (a branch on a noisy value, or outputs that "
                 "are non-additive functions of it)", exact=False),
+    FindingKind("path-loss",
+                "the noise steers the program, and an output's certified probabilities on "
+                "d and d' (summed over the paths that produce it) are further apart than "
+                "the claim allows"),
 )}
 KINDS = tuple(FINDING_KINDS)
-DATA_DEPENDENT, UNNOISED, SENSITIVITY, UNTRACEABLE, STEERED = KINDS
+DATA_DEPENDENT, UNNOISED, SENSITIVITY, UNTRACEABLE, STEERED, PATH_LOSS = KINDS
 
 
 def kind(name: str) -> FindingKind:
@@ -90,6 +94,68 @@ class Finding:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PathReport:
+    """What the paths decided (:mod:`.paths`): the certified ε(δ) ends ``lo``/``hi`` of
+    the pair from every path on d and d', the ``worst`` output with its certified
+    probabilities ``p_d``/``p_dp`` (ends) and the ``condition`` of a path producing it, the
+    number of paths (merged) and of runs, whether a continuous law was integrated — or
+    ``refused``: why the paths decide nothing."""
+
+    lo: object = None
+    hi: object = None
+    worst: str = ""
+    p_d: tuple = ()
+    p_dp: tuple = ()
+    condition: str = ""
+    paths_d: int = 0
+    paths_dp: int = 0
+    runs: int = 0
+    continuous: bool = False
+    refused: str | None = None
+    density: bool = False          # p_d, p_dp: densities of the released values there
+
+    @property
+    def measure(self) -> str:
+        """What ``p_d``/``p_dp`` are: "probability", or "density" of released values."""
+        return "density" if self.density else "probability"
+
+    def describe(self) -> str:
+        if self.refused is not None:
+            return f"the paths decide nothing: {self.refused}"
+        head = (f"{self.paths_d} path(s) on d and {self.paths_dp} on d' ({self.runs} "
+                f"steered runs): certified ε in [{round_down(self.lo):.6g}, "
+                f"{round_up(self.hi):.6g}]")
+        if self.worst:
+            head += (f"; the worst output {self.worst} has {self.measure} "
+                     f"{_ends_text(self.p_d)} on d and {_ends_text(self.p_dp)} on d'"
+                     + (f", on the path {self.condition}" if self.condition else ""))
+        return head
+
+    def to_dict(self) -> dict:
+        if self.refused is not None:
+            return {"refused": self.refused}
+        return {"epsilon": [round_down(self.lo), _json_up(self.hi)], "worst": self.worst,
+                "p_d": [float(x) for x in self.p_d], "p_d_prime": [float(x) for x in self.p_dp],
+                "measure": self.measure, "condition": self.condition,
+                "paths_d": self.paths_d,
+                "paths_d_prime": self.paths_dp, "runs": self.runs}
+
+
+def _ends_text(e) -> str:
+    if not e:
+        return "?"
+    lo, hi = e
+    if hi - lo <= abs(hi) * mpmath.mpf(10) ** -9:
+        return f"{float(lo):.6g}"
+    return f"[{float(lo):.6g}, {float(hi):.6g}]"
+
+
+def _json_up(x):
+    v = round_up(x)
+    return v if math.isfinite(v) else "inf"
+
+
+@dataclass(frozen=True, kw_only=True)
 class TraceResult:
     """Outcome of :func:`trace_mechanism` (see the module doc).
 
@@ -117,6 +183,8 @@ class TraceResult:
     runs: int = 0
     seed: int | None = None
     user_code: object = None
+    paths: PathReport | None = None    # what the paths decided, where they were explored
+    proof: object = None               # an alignment proving the claim for every pair
 
     @property
     def epsilon_interval(self) -> Interval | None:
@@ -155,6 +223,8 @@ class TraceResult:
         lines += [f"  release: {r.describe()}" for r in self.releases[:20]]
         if len(self.releases) > 20:
             lines.append(f"  … {len(self.releases) - 20} more releases")
+        if self.paths is not None:
+            lines.append(f"  paths: {self.paths.describe()}")
         lines += [f"  decided: {x}" for x in self.decided]
         lines += [f"  undecided: {x}" for x in self.undecided]
         if self.candidates:
@@ -177,6 +247,8 @@ class TraceResult:
                 "calls": list(self.calls), "decided": list(self.decided),
                 "undecided": list(self.undecided),
                 "candidates": [e.to_dict() for e in self.candidates],
+                "paths": None if self.paths is None else self.paths.to_dict(),
+                "proof": None if self.proof is None else self.proof.to_dict(),
                 "runs": self.runs, "seed": self.seed,
                 "user_code": None if self.user_code is None else self.user_code.to_dict()}
 

@@ -54,11 +54,20 @@ class TracedSearch:
                 f"{self.d_prime!r} — {self.trace.summary()} ({self.examples} pairs traced"
                 + (f": {counts}" if counts else "") + ")")
 
+    def reproduce(self, name: str = "mechanism") -> str:
+        """One line of Python that traces the pair found again."""
+        if self.trace is None:
+            return ""
+        r = self.trace
+        return (f"trace_mechanism({name}, {self.d!r}, {self.d_prime!r}, {r.epsilon!r}"
+                + (f", delta={r.delta!r}" if r.delta else "") + f", rng={self.seed}"
+                + (f", arithmetic={r.arithmetic!r}" if r.arithmetic != "exact" else "") + ")")
+
     def to_dict(self) -> dict:
         """JSON-ready values."""
         return {"verdict": self.verdict, "d": repr(self.d), "d_prime": repr(self.d_prime),
                 "examples": self.examples, "shrunk": self.shrunk, "seed": self.seed,
-                "verdicts": dict(self.verdicts or {}),
+                "verdicts": dict(self.verdicts or {}), "reproduce": self.reproduce(),
                 "trace": None if self.trace is None else self.trace.to_dict()}
 
 
@@ -84,6 +93,7 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
 
     def work(_tick):
         seen: dict = {}
+        explored: dict = {}            # dataset → its paths, shared by the pairs traced
         verdicts: dict = {}
         best: list = [-1.0, None, None]
 
@@ -95,7 +105,8 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
             if len(seen) >= max_examples or _key(d) == _key(dp):
                 return False
             try:
-                r = trace_mechanism(wrapped, d, dp, eps, dlt, rng=seed, **trace_options)
+                r = trace_mechanism(wrapped, d, dp, eps, dlt, rng=seed, path_cache=explored,
+                                    **trace_options)
             except UserCodeError:
                 raise
             except Exception:            # a pair the mechanism refuses: not a finding
@@ -123,7 +134,8 @@ def search_traced(mechanism, epsilon, pairs, delta=0.0, *, rng=None, max_example
             verdict = "holds" if set(verdicts) == {"holds"} else "inconclusive"
             return TracedSearch(best[1][0], best[1][1], r, verdict, len(seen), False, seed,
                                 verdicts)
-        r = trace_mechanism(wrapped, d, dp, eps, dlt, rng=seed, **trace_options)
+        r = trace_mechanism(wrapped, d, dp, eps, dlt, rng=seed, path_cache=explored,
+                            **trace_options)
         return TracedSearch(d, dp, r, r.verdict, len(seen), True, seed, verdicts)
     return guard.run(work, timeout=timeout, total_timeout=total_timeout, what="the search",
                      shared=(wrapped,))

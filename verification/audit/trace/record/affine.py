@@ -23,6 +23,26 @@ __all__ = ["Lin", "Node", "LATTICE_OPS"]
 LATTICE_OPS = frozenset({"rint", "floor", "ceil", "trunc", "fix", "round", "around",
                          "astype-int", "__round__", "__floor__", "__ceil__", "__trunc__"})
 
+class _Memo:
+    """Results of affine operations kept while a block of runs repeats them (the explorer's
+    steered runs of one program): ``table`` maps an operation on its operands — a form by
+    identity (the table holds it, so the identity is not reused), a constant by value — to
+    its result. Forms are immutable, so a kept result is the result. None: off."""
+
+    table: dict | None = None
+
+
+MEMO = _Memo()
+
+
+def _memo_key(x):
+    if isinstance(x, Lin):
+        return ("c", x.c) if not x.a else ("id", id(x))
+    if isinstance(x, float) and x != x:
+        return ("nan", id(x))
+    return ("n", type(x).__name__, x)
+
+
 class _NotAffine(Exception):
     """An operation the forms cannot follow exactly: it becomes a node."""
 
@@ -69,6 +89,15 @@ class Lin:
 
     # -- arithmetic (numpy's object loops call these)
     def _plus(self, o, sign):
+        if MEMO.table is not None:
+            key = ("+", _memo_key(self), _memo_key(o), sign)
+            hit = MEMO.table.get(key)
+            if hit is None:
+                hit = MEMO.table[key] = (self._plus_exact(o, sign), self, o)
+            return hit[0]
+        return self._plus_exact(o, sign)
+
+    def _plus_exact(self, o, sign):
         if isinstance(o, Lin):
             oc, oa = o.c, o.a
         else:
@@ -102,6 +131,15 @@ class Lin:
         return self
 
     def _scaled(self, k):
+        if MEMO.table is not None:
+            key = ("*", _memo_key(self), _memo_key(k))
+            hit = MEMO.table.get(key)
+            if hit is None:
+                hit = MEMO.table[key] = (self._scaled_exact(k), self, k)
+            return hit[0]
+        return self._scaled_exact(k)
+
+    def _scaled_exact(self, k):
         if not _finite(k):
             if self.a:
                 raise _NotAffine           # ±inf or NaN times a noisy value
@@ -136,7 +174,14 @@ class Lin:
 
 
 def _const(x) -> Lin:
-    return Lin(_number(x))
+    memo = MEMO.table
+    if memo is None or not isinstance(x, (int, float, np.integer, np.floating)):
+        return Lin(_number(x))
+    key = ("const", type(x).__name__, x)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = Lin(_number(x))
+    return hit
 
 
 _lift = np.frompyfunc(lambda x: x if isinstance(x, Lin) else _const(x), 1, 1)

@@ -31,6 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .affine import MEMO
 from .tracked import Lin, Tape, Tracked
 
 __all__ = ["Call", "Session", "TracingGenerator", "LOCATION", "center_of"]
@@ -131,7 +132,9 @@ def center_of(call: Call) -> np.ndarray | None:
 class Session:
     """The state a run's generator writes to (record) or reads from (replay).
 
-    ``mode``: ``"record"`` draws fresh; ``"replay"`` serves ``recorded`` in order, with
+    ``mode``: ``"record"`` draws fresh; ``"steer"`` serves ``recorded`` where a call
+    matches it and draws fresh elsewhere (its branches are forced, :mod:`.branches`);
+    ``"replay"`` serves ``recorded`` in order, with
     ``probe = (call index, flat element, t)`` adding ``t`` to one draw, or ``probe =
     (call index, flat element, "resample")`` drawing that element afresh, and
     ``center=True`` serving every call's centre (:func:`center_of`) where it has one."""
@@ -148,6 +151,10 @@ class Session:
 
     def next_recorded(self, method: str, shape: tuple) -> Call | None:
         k = len(self.calls)
+        if self.mode == "steer":            # a steered run: the recorded draws where they fit
+            rec = self.recorded[k] if k < len(self.recorded) else None
+            return rec if rec is not None and (rec.method, rec.shape) == (method, shape) \
+                else None
         if self.mode != "replay" or self.diverged is not None:
             return None
         if k >= len(self.recorded):
@@ -254,9 +261,17 @@ class TracingGenerator(_G):
         loc = None
         if call.family == "location" and call.loc is not None:
             loc = np.broadcast_to(call.loc, call.shape).reshape(-1)
+        memo = MEMO.table
         for e in range(arr.size):
             c = Fraction(0) if loc is None else as_fraction(loc[e])
-            flat[e] = Lin(c, {(call.index, e): Fraction(1)})
+            if memo is None:
+                flat[e] = Lin(c, {(call.index, e): Fraction(1)})
+                continue
+            key = ("draw", call.index, e, c)
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = Lin(c, {(call.index, e): Fraction(1)})
+            flat[e] = hit
         return Tracked(arr, form, tape)
 
     # ------------------------------------------------------------------ location families

@@ -9,12 +9,14 @@ coupled to its recording.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from privtools.errors import ParameterError, UserCodeError
 
 from ...outputs import as_outputs
+from .affine import MEMO, Lin
 from .leaves import Tree, flatten
 from .recorder import Call, Session, TracingGenerator
 from .tracked import Tape, Tracked
@@ -82,6 +84,20 @@ class Runner:
         except ParameterError as exc:
             return Run(None, tuple(s.calls), s.diverged, tuple(s.untraced), str(exc), s.tape)
 
+    def steered(self, data, recorded: tuple[Call, ...], steering) -> Run:
+        """A tracked run whose branches on the noise follow ``steering`` (a
+        :class:`~.steered.Steered`): the recorded draws where the calls match them, fresh
+        draws elsewhere; ``steering.calls`` is the run's list of calls as it is made."""
+        s = Session("steer", list(recorded), tape=Tape(steering=steering))
+        steering.calls = s.calls
+        steering.data_nodes = s.tape.data_nodes
+        if steering.symbolic:                    # the data as atoms ("q", i)
+            data = symbolic_data(data, s.tape)
+        try:
+            return self._run(data, s, _REPLAY_KEY - 2, tolerate=True)
+        except ParameterError as exc:
+            return Run(None, tuple(s.calls), None, tuple(s.untraced), str(exc), s.tape)
+
     def record(self, data, seed: int) -> Run:
         """A fresh run whose draws are recorded (errors of the mechanism propagate)."""
         return self._run(data, Session("record"), seed, tolerate=False)
@@ -92,6 +108,22 @@ class Runner:
         picks the bit generator's key (all apart from any recording's)."""
         s = Session("replay", list(recorded), probe=probe, center=center)
         return self._run(data, s, _REPLAY_KEY + 7919 * key, tolerate=tolerate)
+
+
+def symbolic_data(data, tape: Tape) -> Tracked:
+    """A numeric dataset as a tracked array whose entries are atoms ``("q", i)``: what the
+    mechanism computes from it is then an exact affine form in the data (a proof's run)."""
+    val = np.asarray(data, dtype=np.float64)
+    form = np.empty(val.shape, dtype=object)
+    memo = MEMO.table
+    for i in range(val.size):
+        lin = None if memo is None else memo.get(("datum", i))
+        if lin is None:
+            lin = Lin(Fraction(0), {("q", i): Fraction(1)})
+            if memo is not None:
+                memo[("datum", i)] = lin
+        form.reshape(-1)[i] = lin
+    return Tracked(val, form, tape)
 
 
 def _check_count(out, mechanism) -> None:

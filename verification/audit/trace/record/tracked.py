@@ -65,6 +65,8 @@ class Tape:
     conditions: list = field(default_factory=list)
     escapes: list = field(default_factory=list)
     broken: str | None = None
+    steering: object = None          # a steered.Steered: branches become path conditions
+    data_nodes: set = field(default_factory=set)   # nodes computed from the data alone
 
     @property
     def clean(self) -> bool:
@@ -89,6 +91,10 @@ class Tape:
             return val
         k = len(self.nodes)
         forms = tuple(np.array(t.form, dtype=object, copy=True) for t in inputs)
+        if getattr(self.steering, "symbolic", False) and all(
+                _of_data(u, self.data_nodes) for f in forms for lin in f.reshape(-1)
+                for u in lin.a):
+            self.data_nodes.add(k)
         self.nodes.append(Node(k, op, forms, tuple(_frozen(p) for p in params), arr.shape,
                                _where()))
         form = np.empty(arr.shape, dtype=object)
@@ -96,6 +102,11 @@ class Tape:
         for e in range(arr.size):
             flat[e] = Lin(Fraction(0), {("w", k, e): Fraction(1)})
         return Tracked(np.array(arr, copy=True), form, self)
+
+
+def _of_data(u, data_nodes) -> bool:
+    """Whether atom ``u`` is a datum (``("q", i)``) or a node computed from data alone."""
+    return u[0] == "q" or (u[0] == "w" and u[1] in data_nodes)
 
 
 #: The place of a tracked argument among a node's plain ``params``.
@@ -262,6 +273,9 @@ class Tracked:
         return int(self.val)
 
     def __index__(self):
+        steer = self.tape.steering
+        if steer is not None and self.val.size == 1 and self.val.dtype.kind in "iu":
+            return steer.index(self.form.reshape(-1)[0], int(self.val.reshape(-1)[0]))
         self._escape("a noisy value used as an index")
         return int(self.val)
 
@@ -294,15 +308,30 @@ class Tracked:
         return format(self.val.item() if self.val.ndim == 0 else self.val, spec)
 
     def __bool__(self):
+        steer = self.tape.steering
+        if steer is not None and self.val.size == 1:
+            v = self.val.reshape(-1)[0]
+            return steer.compare("not_equal", self.form.reshape(-1)[0], int(v > 0) - int(v < 0))
         self.tape.condition("a branch on a noisy value")
         return bool(self.val)
 
     def __reduce__(self):
-        self._escape("a noisy value pickled")
+        if self._noisy():
+            self._escape("a noisy value pickled")
         return (np.asarray, (self.val,))
+
+    def __deepcopy__(self, memo):
+        return Tracked(self.val.copy(), self.form.copy(), self.tape)
+
+    def _noisy(self) -> bool:
+        """Whether any element depends on a draw or a node (not the data alone)."""
+        return any(u[0] != "q" for lin in self.form.reshape(-1) for u in lin.a)
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, idx):
+        if _tracked_in([idx]) and self.tape.steering is not None and \
+                isinstance(idx, Tracked) and idx.val.ndim == 0:
+            idx = idx.__index__()
         if _tracked_in([idx]):
             return self.tape.node("index by a noisy value", [self], (), self.val[_val(idx)])
         return Tracked(np.asarray(self.val[idx]), np.asarray(self.form[idx], dtype=object),
@@ -532,6 +561,10 @@ class Tracked:
     # ------------------------------------------------------------------ numpy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         tape = _tape_of(inputs)
+        if tape.steering is not None and not kwargs:
+            hit = tape.steering.ufunc(tape, ufunc.__name__, method, inputs)
+            if hit is not None:
+                return hit
         out = kwargs.pop("out", None)
         vals = [_val(x) for x in inputs]
         result = getattr(ufunc, method)(*vals, **kwargs)
@@ -588,6 +621,13 @@ class Tracked:
         return out
 
     def _function(self, func, name, tape, args, kwargs):
+        if tape.steering is not None:
+            hit = tape.steering.function(tape, name, args, kwargs)
+            if hit is not None:
+                return hit
+        if name == "copyto" and isinstance(args[0], Tracked) and \
+                not _tracked_in([kwargs.get("where")] + list(args[2:])):
+            return _copyto(args[0], args[1], kwargs)
         vals = [_val(a) for a in args]
         kvals = {k: _val(v) for k, v in kwargs.items()}
         result = func(*vals, **kvals)
@@ -599,8 +639,8 @@ class Tracked:
             try:
                 fargs = [a if (name in _PLAIN_ARGS and i in _PLAIN_ARGS[name])
                          else _form(a, lift) for i, a in enumerate(args)]
-                fkw = {k: (v if k in _PLAIN_ARGS.get(name, ()) else _form(v, lift))
-                       for k, v in kwargs.items() if k not in _DROP}
+                fkw = {k: (v if k in _PLAIN_ARGS.get(name, ()) else _form(v, False))
+                       for k, v in kwargs.items() if k not in _DROP}    # axis=, … stay
                 if name == "einsum":
                     raise _NotAffine
                 with np.errstate(all="ignore"):
@@ -630,3 +670,20 @@ def _plain(args) -> tuple:
 
 def _kw(kwargs) -> tuple:
     return tuple((k, v) for k, v in sorted(kwargs.items()) if not isinstance(v, Tracked))
+
+
+
+def _copyto(dst: Tracked, src, kwargs) -> None:
+    """``np.copyto(dst, src, where=plain)`` into a tracked array: values and forms alike."""
+    where = kwargs.get("where", True)
+    casting = kwargs.get("casting", "same_kind")
+    try:
+        form = _form(src, True)
+    except _NotAffine:
+        dst.tape.escape("np.copyto of a non-number into a noisy array")
+        np.copyto(dst.val, _val(src), casting=casting, where=where)
+        return None
+    np.copyto(dst.val, _val(src), casting=casting, where=where)
+    np.copyto(dst.form, np.broadcast_to(np.asarray(form, dtype=object), dst.form.shape),
+              where=where)
+    return None
