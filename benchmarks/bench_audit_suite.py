@@ -115,6 +115,10 @@ def _traced(entry, cx) -> dict:
             "trace_seconds": time.perf_counter() - t0}
 
 
+def _opt(x, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
+
+
 def _truly(r) -> str:
     t = r["true_epsilon"]
     if t is None:
@@ -138,9 +142,8 @@ def markdown(rows, args, total) -> str:
         lines.append(f"| {r['name']} | {r['claimed']:g} | {_truly(r)} | {r['verdict']} | "
                      f"{r['epsilon_lower']:.4f} | {r['epsilon_lower_90']:.4f} | {pub} | "
                      f"{ratio} | {beats} | {beats90} | {r['seconds']:.0f} | "
-                     f"{r['trace_verdict'] or '—'} | "
-                     f"{'—' if r['trace_lower'] is None else format(r['trace_lower'], '.4g')} | "
-                     f"{'—' if r['trace_seconds'] is None else format(r['trace_seconds'], '.1f')} |")
+                     f"{r['trace_verdict'] or '—'} | {_opt(r['trace_lower'], '.4g')} | "
+                     f"{_opt(r['trace_seconds'], '.1f')} |")
     scored = [r for r in rows if r["beats"] is not None]
     wins = sum(r["beats"] for r in scored)
     wins90 = sum(r["beats_90"] for r in scored)

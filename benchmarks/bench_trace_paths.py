@@ -1,7 +1,9 @@
-"""Noise-steered mechanisms decided by their paths: DP-Sniper's suite and the glue zoo's.
+"""Noise-steered mechanisms decided by their paths: DP-Sniper's suite and the steered suite.
 
 For each mechanism of DP-Sniper's suite (Bichsel et al., S&P 2021; :mod:`verification.zoo`)
-this traces every benchmark pair (StatDP's input patterns, both orders) with
+and of the steered suite (the exponential mechanism, randomised response, a clamp after
+the noise, a noisy binary search, a peeled top-2: :mod:`verification.zoo.steered`) this
+traces every benchmark pair (StatDP's input patterns, both orders) with
 :func:`verification.audit.trace_mechanism` in the real-arithmetic model (the suites' true ε
 are those of the real laws), the explorations of a dataset shared between its pairs, and
 reports
@@ -18,8 +20,8 @@ reports
 
 Usage::
 
-    python benchmarks/bench_trace_paths.py [--quick] [--only NAME ...] [--json]
-        [--markdown PATH]
+    python benchmarks/bench_trace_paths.py [--quick] [--suite dpsniper|steered|all]
+        [--only NAME ...] [--json] [--markdown PATH]
 
 ``--quick``: the first 4 pairs of each mechanism.
 """
@@ -46,6 +48,7 @@ from verification.audit import guard, trace_mechanism  # noqa: E402
 from verification.audit.draws import root_seed  # noqa: E402
 from verification.audit.trace.api import _Trace  # noqa: E402
 from verification.audit.trace.record.runs import Runner  # noqa: E402
+from verification.zoo.steered import steered_suite  # noqa: E402
 
 _PROOF_RELATIONS = ("query",)
 
@@ -195,11 +198,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--suite", choices=("dpsniper", "steered", "all"), default="all")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", metavar="PATH")
     args = ap.parse_args(argv)
     rows = []
-    for m in zoo.dpsniper_suite():
+    entries = ((zoo.dpsniper_suite() if args.suite in ("dpsniper", "all") else []) +
+               (steered_suite() if args.suite in ("steered", "all") else []))
+    for m in entries:
         if args.only and m.name not in args.only:
             continue
         pairs = list(m.pairs[:4] if args.quick else m.pairs)

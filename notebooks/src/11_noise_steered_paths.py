@@ -50,13 +50,16 @@ print(leak.describe())
 # %% [markdown]
 # ## Every pair of four queries
 #
-# Each answer moves by −1, 0 or +1: 80 neighbours of (1, 1, 1, 1). Each is traced, and
+# Each answer moves by −1, 0 or +1: 80 neighbours of (1, 1, 1, 1) (every third of them at
+# the reduced size CI runs; `PRIVTOOLS_FULL=1` for all). Each is traced, and
 # the paths of the base dataset are explored once and shared (`path_cache`). The plot shows
 # the certified lower end of ε for each pair, against the claim and the true value.
 
 # %%
 base = (1, 1, 1, 1)
 moves = [m for m in itertools.product((-1, 0, 1), repeat=4) if any(m)]
+if not FULL:                         # CI's reduced size: every third neighbour
+    moves = moves[::3]
 cache: dict = {}
 lows = []
 for m in moves:
@@ -71,7 +74,7 @@ ax.axhline(0.1, color="C1", label="claim 0.1")
 ax.axhline(0.2, color="C2", linestyle="--", label="true ε = 0.2")
 ax.set_xlabel("pairs, sorted")
 ax.set_ylabel("ε")
-ax.legend(loc="upper left")
+ax.legend(loc="lower right")
 plt.show()
 print(f"{np.sum(lows > 0.1)} of {len(lows)} pairs fail; the largest certified lower end is "
       f"{lows.max():.6f}")
@@ -94,12 +97,13 @@ print(good.proof.describe())
 
 # %% [markdown]
 # Report-noisy-max is proved the same way: the winner's noise moves up by 2, at a cost of
-# 2/(2/ε) = ε. The variant that releases the maximum itself is not private as claimed. Its
-# cheapest alignment costs `k·ε/2`, and the trace says so without claiming a proof.
+# 2/(2/ε) = ε. The variant that releases the maximum itself is not private as claimed. On
+# this pair (one answer moved) it holds, but its cheapest alignment costs `k·ε/2 = 0.25`,
+# and the trace says so without claiming a proof.
 
 # %%
 for mech in (noisy_max_index_laplace, noisy_max_value_laplace):
-    r = trace_mechanism(mech, (1, 1, 1, 1, 1), (2, 2, 2, 2, 2), epsilon=0.1,
+    r = trace_mechanism(mech, (1, 1, 1, 1, 1), (2, 1, 1, 1, 1), epsilon=0.1,
                         arithmetic="real", relation="query")
     proof = r.proof.describe() if r.proof is not None else next(
         x for x in r.decided if "alignment" in x)
@@ -115,7 +119,7 @@ for mech in (noisy_max_index_laplace, noisy_max_value_laplace):
 
 # %%
 found = search_traced(svt3, 0.1, strategies.query_pairs(st.just(base)),
-                      max_examples=30 if FULL else 8, arithmetic="real", rng=1)
+                      max_examples=30 if FULL else 6, arithmetic="real", rng=1)
 print(found.summary())
 print("reproduce:", found.reproduce("svt3"))
 print(f"notebook run in {time.perf_counter() - started:.1f} s")

@@ -541,10 +541,9 @@ def _file_job(*, spec, epsilon, delta, d, d_prime, datasets, neighbours, budget,
             if not isinstance(value, list):
                 raise ParameterError(f"{option} must be a dataset, a JSON list of records, got "
                                      f"{json.dumps(value)}")
-        check_pair(job["d"], job["d_prime"],
-                   neighbours if checks.given("neighbours") else None, ("--d", "--d-prime"))
-        if checks.given("neighbours"):       # the trace searches a proof for "query"
-            job["neighbours"] = neighbours
+        # the pair checked under the relation given; the trace searches a proof for "query"
+        job["neighbours"] = neighbours if checks.given("neighbours") else None
+        check_pair(job["d"], job["d_prime"], job["neighbours"], ("--d", "--d-prime"))
         job["samples"] = DEFAULT_SAMPLES if samples is None else samples
         checks.int_range("samples", job["samples"], MIN_AUDIT_SAMPLES, MAX_SAMPLES)
     else:

@@ -342,7 +342,7 @@ class _Trace:
             verdict = "fail"
         elif iv is not None:
             verdict = self._decide(rec, iv, continuous)
-        if verdict == "inconclusive" and self._paths_apply(rec):
+        if verdict == "inconclusive" and self._paths_apply(rec) and not self._settled(iv):
             verdict, iv = self._paths(rec, iv)
         if self.relation is not None and verdict != "fail" and self._paths_apply(rec):
             verdict, iv = self._prove(rec, verdict, iv)
@@ -377,6 +377,14 @@ class _Trace:
         modulus, and something steered or rescaled the noise."""
         return (self.modulus is None and bool(rec.calls) and self.use_paths and
                 not any(f.kind == UNTRACEABLE for f in self.findings))
+
+    def _settled(self, iv) -> bool:
+        """Whether the releases' interval already settles the claim (within it, or above
+        it) and only the arithmetic keeps the verdict open: the paths would add nothing."""
+        if iv is None or self.steered or self.bounded:
+            return False
+        lo, hi = ends(iv)
+        return hi <= self.eps_exact or lo > self.eps_exact
 
     def _paths(self, rec, iv):
         """Every path on d and d' (:mod:`.paths`): the verdict and interval they certify,
@@ -598,8 +606,8 @@ def trace_mechanism(mechanism, d, d_prime, epsilon, delta=0.0, rng=None, declare
     relation : {"query", "linf"}, optional
         Search a proof for every neighbouring pair of the relation (every answer moves by at
         most 1, or by ``declared`` when it is a number): a randomness alignment checked on
-        every path of a symbolic run (:mod:`.paths.align`); ``result.proof`` holds it when
-        its cost is within the claim.
+        every path of a symbolic run (``verification.audit.trace.paths.align``);
+        ``result.proof`` holds it when its cost is within the claim.
     arithmetic : {"exact", "real"}
         ``"real"`` accepts the real-arithmetic model of continuous noise (a certificate
         for the law, not for its floats); the default holds only with integer noise.

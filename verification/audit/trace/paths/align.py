@@ -13,8 +13,9 @@ the data are atoms ``q_i``) and releases ``a·x_u + N(q) + κ``,
   condition, so the shifted draws satisfy the path's conditions on every ``q'`` whose
   answers move by at most Δ (the query relation);
 * its cost ``Σ_u |s_u|/b_u + Σ_released Δ·‖S_u‖₁/b_u`` bounds the log-ratio of the
-  densities at ``x`` and ``x + s`` for Laplace draws of scale ``b`` (one-sided exponential
-  draws may move up only; other laws not at all).
+  densities at ``x`` and ``x + s`` for Laplace draws of scale ``b``; exponential and Gumbel
+  draws may move up only, where their ratio is at most ``e^{s/b}`` too; other laws do not
+  move.
 
 The shift is one-to-one and maps each path's region into the same path's region on
 ``q'``, so ``P_q(o) ≤ e^cost · P_q'(o)`` for every output ``o``: if every path's cost is at
@@ -44,7 +45,9 @@ __all__ = ["Alignment", "prove", "RELATIONS"]
 #: DP-testing benchmarks' name; ``"linf"``, the same as a distance).
 RELATIONS = ("query", "linf")
 _TWO_SIDED = ("laplace",)
-_ONE_SIDED = ("exponential", "standard_exponential")
+#: laws whose density ratio under an upward shift s is at most e^(s/b): the exponential
+#: (on its support) and the Gumbel (f(x)/f(x+s) = e^(s/β − e^(−x/β)(1 − e^(−s/β))))
+_ONE_SIDED = ("exponential", "standard_exponential", "gumbel")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,9 +114,9 @@ def _parts(form):
     return draws, data
 
 
-def _path_shift(path, delta: Fraction):
-    """(cost, shifts {draw: s}, released {draw: S}) of the cheapest alignment of one path,
-    or a string saying why there is none."""
+def _released(path) -> dict | str:
+    """Per released draw, how it moves against the data (``{q: −n/a}``), or why the
+    outputs admit no alignment."""
     released: dict = {}
     tree = path.tree
     for p, f in zip(tree.paths, tree.forms or ()):
@@ -127,6 +130,15 @@ def _path_shift(path, delta: Fraction):
         if u in released:
             return f"one draw released twice (output{p})"
         released[u] = {q: -n / a for q, n in data.items()}
+    return released
+
+
+def _path_shift(path, delta: Fraction):
+    """(cost, shifts {draw: s}, released {draw: S}) of the cheapest alignment of one path,
+    or a string saying why there is none."""
+    released = _released(path)
+    if isinstance(released, str):
+        return released
     conds = path.conditions()
     draws = sorted({u for c in conds for u in c.form.a if is_draw(u)} | set(released),
                    key=repr)

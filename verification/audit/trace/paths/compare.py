@@ -23,7 +23,9 @@ is a lower end (post-processing) and the pure ε an upper end.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import itertools
+import math
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import mpmath
@@ -33,12 +35,13 @@ from privtools.certified import balls as _balls
 
 from ..certify import release_of
 from ..record.affine import Lin
-from ..record.branches import Condition
+from ..record.branches import Condition, is_draw
 from .explore import Exploration, Path
 from .measure import PREC, Refused, probability
 
 __all__ = ["PairLoss", "pair_loss", "Group"]
 
+_MAX_VARIANTS = 4096
 _POINTS = (-64, -24, -8, -3, -1, Fraction(-1, 3), Fraction(1, 5), Fraction(2, 3), 2, 5, 12,
            32, 64)
 
@@ -102,9 +105,62 @@ def _group_key(path: Path):
     return (tree.structure, tuple(leaves)), tuple(centres), tuple(releases), coupled
 
 
+def _variants(path: Path) -> list:
+    """The path split by the values of the finite discrete draws its outputs release (an
+    index from ``choice``, ``integers``, ``binomial``): one path per combination, with the
+    draws fixed by equality conditions and the outputs read as plain values."""
+    tree = path.tree
+    forms = tree.forms or (None,) * len(tree.values)
+    # finite laws only: a window of an unbounded law leaves values out, and a value absent
+    # from one side's window is not a value of probability 0 there (such a release is
+    # judged by its shift, as a separate release)
+    disc = sorted({u for f in forms if f is not None for u in f.a
+                   if is_draw(u) and path.laws[u].finite}, key=repr)
+    if not disc:
+        return [path]
+    supports = [range(int(path.laws[u].lo), int(path.laws[u].hi) + 1) for u in disc]
+    if math.prod(len(r) for r in supports) > _MAX_VARIANTS:
+        raise Refused(f"the outputs release discrete draws of more than {_MAX_VARIANTS} "
+                      "joint values")
+    out = []
+    for combo in itertools.product(*supports):
+        fixed = {u: Fraction(v) for u, v in zip(disc, combo)}
+        eq = []
+        for u, v in fixed.items():
+            at = Lin(-v, {u: Fraction(1)})
+            eq += [Condition(at, False), Condition(-at, False)]
+        new_forms = tuple(None if f is None else _substitute_lin(f, fixed) for f in forms)
+        values = tuple(v if f is None or f.a else f.c
+                       for v, f in zip(tree.values, new_forms))
+        out.append(replace(path, decisions=path.decisions + (0,),
+                           alternatives=path.alternatives + ((tuple(eq),),),
+                           tree=replace(tree, forms=new_forms, values=values)))
+    return out
+
+
+def _substitute_lin(lin, fixed: dict):
+    if not any(u in fixed for u in lin.a):
+        return lin
+    c, a = lin.c, {}
+    for u, k in lin.a.items():
+        if u in fixed:
+            c = c + k * fixed[u]
+        else:
+            a[u] = k
+    return Lin(c, a)
+
+
 def groups_of(ex: Exploration) -> dict:
+    """The outputs of an exploration's paths, grouped, with their certified probabilities
+    (computed once per exploration: a search reuses a dataset's)."""
+    if ex.groups is None:
+        ex.groups = _groups_of(ex)
+    return ex.groups
+
+
+def _groups_of(ex: Exploration) -> dict:
     out: dict = {}
-    for p in ex.paths:
+    for p in (v for path in ex.paths for v in _variants(path)):
         key, centres, releases, coupled = _group_key(p)
         g = out.get(key)
         if g is None:
@@ -246,8 +302,10 @@ def _describe(key, at=None) -> str:
             parts.append("nan" if v == ("nan",) else repr(v))
         elif at is not None:
             parts.append(f"{float(next(values)):.6g} (released, {leaf[1]})")
-        else:
+        elif len(leaf) > 1:
             parts.append(f"<{leaf[1]} release>")
+        else:
+            parts.append("<a release>")
     return "(" + ", ".join(parts) + ")" if len(parts) != 1 else parts[0]
 
 
@@ -259,6 +317,27 @@ def _where(g: Group) -> str:
     sites = sorted(set(w for w, d in zip(p.wheres, p.decisions) if d is not None))
     at = f" (branches at {', '.join(sites[:3])})" if sites else ""
     return (text + more + at) if conds else "no condition: every draw"
+
+
+def _key_loss(a: Group, b: Group):
+    """(lo, hi, point) of one output's loss: its probabilities' log-ratio, plus its
+    separate releases' pure losses, or a coupled release's densities at the best point;
+    None where the output has probability 0 on both sides."""
+    ends_ = _log_ratio_ends(a.probability, b.probability)
+    if ends_ is None:
+        return None
+    lo, hi = ends_
+    point = None
+    if a.paths and b.paths and a.releases:
+        if a.coupled or b.coupled:
+            lo2, v, dens = _coupled_lower(a, b)
+            if lo2 > lo:
+                lo, point = lo2, (v, dens)
+            hi = mpmath.inf
+        else:
+            rl, rh = _release_pure(a, b, a.paths[0], b.paths[0])
+            lo, hi = lo + rl, hi + rh
+    return lo, hi, point
 
 
 def pair_loss(ex_d: Exploration, ex_dp: Exploration, delta: Fraction) -> PairLoss:
@@ -275,21 +354,10 @@ def pair_loss(ex_d: Exploration, ex_dp: Exploration, delta: Fraction) -> PairLos
     empty = Group(None, [], arb(0))
     try:
         for key in list(gd) + [k for k in gp if k not in gd]:
-            a, b = gd.get(key, empty), gp.get(key, empty)
-            ends_ = _log_ratio_ends(a.probability, b.probability)
-            if ends_ is None:
+            got = _key_loss(gd.get(key, empty), gp.get(key, empty))
+            if got is None:
                 continue
-            lo, hi = ends_
-            point = None
-            if a.paths and b.paths and a.releases:
-                if a.coupled or b.coupled:
-                    lo2, v, dens = _coupled_lower(a, b)
-                    if lo2 > lo:
-                        lo, point = lo2, (v, dens)
-                    hi = mpmath.inf
-                else:
-                    rl, rh = _release_pure(a, b, a.paths[0], b.paths[0])
-                    lo, hi = lo + rl, hi + rh
+            lo, hi, point = got
             hi_all = max(hi_all, hi)
             if lo > best[0]:
                 best = (lo, hi, key, point)

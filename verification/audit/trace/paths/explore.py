@@ -92,6 +92,7 @@ class Exploration:
     found: int = 0
     refused: str | None = None
     assumptions: list = field(default_factory=list)   # branches on the data (symbolic)
+    groups: dict | None = None       # the outputs' certified groups, once computed
 
 
 def _params_key(call) -> tuple:
@@ -330,10 +331,13 @@ def check_point(runner, data, path: Path, feasible) -> str | None:
     conds = path.conditions()
     point = witness(conds, path.laws)
     if point is None:
-        if feasible(conds, path.laws) and not _massless(conds, path.laws):
-            return ("no point inside one of the paths could be found to check the tracked "
-                    "run against a plain one")
-        return None
+        try:
+            if probability(conds, path.laws) == 0:
+                return None                      # a region the relaxation kept, empty
+        except Refused as exc:
+            return str(exc)
+        return ("no point inside one of the paths could be found to check the tracked "
+                "run against a plain one")
     for f in path.tree.forms or ():
         for u in (f.a if f is not None else ()):
             if u not in point:                   # a released draw no condition reads
@@ -365,15 +369,6 @@ def _compare_leaves(plain, tracked, point, what) -> str | None:
     return None
 
 
-def _massless(conds, laws) -> bool:
-    """Whether the region's certified probability is exactly 0 (an integer region the
-    real relaxation kept)."""
-    try:
-        return probability(conds, laws) == 0
-    except Refused:
-        return False
-
-
 _REL = Fraction(1, 10**9)
 _ABS = Fraction(1, 10**12)
 
@@ -393,6 +388,12 @@ def _conds_except(path: Path, pos: int) -> list:
     return out
 
 
+def _law_sig(path: Path) -> tuple:
+    """The laws a path reads, by identity (one object per distinct call and element): paths
+    merge only where every draw has the same law on both."""
+    return tuple(sorted(((u, id(law)) for u, law in path.laws.items()), key=repr))
+
+
 def merge(paths: list, feasible=feasible) -> list:
     """Paths merged at branches their output ignores (see the module doc)."""
     current = list(paths)
@@ -406,7 +407,8 @@ def merge(paths: list, feasible=feasible) -> list:
                 if len(p.decisions) <= pos or p.decisions[pos] is FREE:
                     continue
                 masked = p.decisions[:pos] + (FREE,) + p.decisions[pos + 1:]
-                buckets.setdefault((p.keys, masked, p.output_key()), []).append(i)
+                buckets.setdefault((p.keys, masked, p.output_key(), _law_sig(p)),
+                                   []).append(i)
             drop, add = set(), []
             for members in buckets.values():
                 if len(members) < 2:

@@ -54,7 +54,31 @@ class AtomLaw:
 
     @property
     def discrete(self) -> bool:
-        return self.family == "discrete"
+        return self.family in ("discrete", "uniform-integer")
+
+    @property
+    def finite(self) -> bool:
+        """Whether every value of the law is in its table (no unaccounted mass)."""
+        return self.family == "uniform-integer" or (
+            self.family == "discrete" and self.pmf[0].unaccounted == 0)
+
+    def values(self) -> range:
+        """The integers a discrete law's table covers."""
+        return range(int(self.lo), int(self.hi) + 1)
+
+    def mass(self, a: int, b: int):
+        """The certified mass of ``a..b`` inside the table (an Arb ball; 0 when a > b)."""
+        if self.family == "uniform-integer":
+            n = int(self.hi) - int(self.lo) + 1
+            lo, hi = max(a, int(self.lo)), min(b, int(self.hi))
+            return arb(0) if lo > hi else arb(hi - lo + 1) / n
+        pmf, prefix = self.pmf
+        lo, hi = max(a, pmf.lo), min(b, pmf.hi)
+        return arb(0) if lo > hi else prefix[hi - pmf.lo + 1] - prefix[lo - pmf.lo]
+
+    def point(self, k: int):
+        """The certified mass of one value."""
+        return self.mass(k, k)
 
     def breakpoints(self) -> tuple:
         """Where the continuous law's analytic formulas change."""
@@ -184,6 +208,13 @@ def law_of(call: Call, e: int) -> AtomLaw | None:
         if m in ("exponential", "standard_exponential"):
             return AtomLaw(m, s, lo=Fraction(0), text=f"exponential(scale={float(s):g})")
         return AtomLaw(m, s, lo=Fraction(0), hi=s, text=f"uniform[0, {float(s):g})")
+    if m == "integers":                    # uniform on a range: counted, not tabulated
+        values = finite_support(call, e, limit=1 << 62)
+        if values is None:
+            return None
+        return AtomLaw("uniform-integer", lo=Fraction(values.start),
+                       hi=Fraction(values.stop - 1), text=f"integers[{values.start}, "
+                       f"{values.stop})")
     pmf = _choice_pmf(call) if m == "choice" else (
         draw_pmf(m, call.params, call.law) if call.family in ("value", "law") else None)
     if pmf is None or len(pmf.balls) > _MAX_SUPPORT:
@@ -195,8 +226,9 @@ def law_of(call: Call, e: int) -> AtomLaw | None:
                    pmf=(pmf, tuple(prefix)), text=m)
 
 
-def finite_support(call: Call, e: int):
-    """The values an index draw can take (``choice``, ``integers``), or None."""
+def finite_support(call: Call, e: int, limit: int = _MAX_SUPPORT):
+    """The values an index draw can take (``choice``, ``integers``; at most ``limit``), or
+    None."""
     if call.method == "choice":
         return range(int(call.params["n"]))
     if call.method == "integers":
@@ -210,7 +242,7 @@ def finite_support(call: Call, e: int):
         except (TypeError, ValueError):
             return None
         hi_i += 1 if call.params.get("endpoint") else 0
-        return range(lo_i, hi_i) if 0 < hi_i - lo_i <= _MAX_SUPPORT else None
+        return range(lo_i, hi_i) if 0 < hi_i - lo_i <= limit else None
     return None
 
 

@@ -38,6 +38,7 @@ __all__ = ["probability", "feasible", "witness", "inside", "Refused", "PREC"]
 #: Working precision of the integration (bits).
 PREC = 128
 _MAX_PIECES = 4096
+_MAX_CENTRE = 1 << 14          # values of a discrete centre summed one by one
 
 
 class Refused(Exception):
@@ -146,19 +147,14 @@ def _constant_range(lows, ups, law: AtomLaw):
 # ---------------------------------------------------------------------- one law
 def _discrete_mass(law: AtomLaw, lo, lo_strict, hi, hi_strict) -> arb:
     """P(lo ≤ x ≤ hi) for an integer law (bounds may be None, strict or not)."""
-    pmf, prefix = law.pmf
-    if lo is None:
-        kmin = pmf.lo
-    else:
-        kmin = lo.__floor__() + 1 if lo_strict else lo.__ceil__()
-    if hi is None:
-        kmax = pmf.hi
-    else:
-        kmax = hi.__ceil__() - 1 if hi_strict else hi.__floor__()
-    a, b = max(kmin, pmf.lo), min(kmax, pmf.hi)
-    inside = arb(0) if a > b else prefix[b - pmf.lo + 1] - prefix[a - pmf.lo]
-    if pmf.unaccounted > 0 and kmin <= kmax and (kmin < pmf.lo or kmax > pmf.hi):
-        inside = inside + arb(0).union(_balls.from_mpf(pmf.unaccounted))
+    window = law.values()
+    kmin = window.start if lo is None else (lo.__floor__() + 1 if lo_strict else
+                                            lo.__ceil__())
+    kmax = window.stop - 1 if hi is None else (hi.__ceil__() - 1 if hi_strict else
+                                               hi.__floor__())
+    inside = law.mass(kmin, kmax)
+    if not law.finite and kmin <= kmax and (kmin < window.start or kmax >= window.stop):
+        inside = inside + arb(0).union(_balls.from_mpf(law.pmf[0].unaccounted))
     return inside
 
 
@@ -303,13 +299,15 @@ def _lin(b: _Bound, z):
 
 
 def _star_discrete(centre_law, own, leaves, laws) -> arb:
-    pmf, _ = centre_law.pmf
+    window = centre_law.values()
+    if len(window) > _MAX_CENTRE:
+        raise Refused(f"a discrete draw of {len(window)} values compared with others")
     total = arb(0)
-    for i, mass in enumerate(pmf.balls):
-        t = Fraction(pmf.lo + i)
+    for k in window:
+        t = Fraction(k)
         if not _own_ok(own, t):
             continue
-        v = mass
+        v = centre_law.point(k)
         for x, (lows, ups) in leaves.items:
             fixed_l = [_Bound(Fraction(0), b.at(t), b.strict) for b in lows]
             fixed_u = [_Bound(Fraction(0), b.at(t), b.strict) for b in ups]
@@ -317,8 +315,8 @@ def _star_discrete(centre_law, own, leaves, laws) -> arb:
             if v == 0:
                 break
         total = total + v
-    if pmf.unaccounted > 0:
-        total = total + arb(0).union(_balls.from_mpf(pmf.unaccounted))
+    if not centre_law.finite:
+        total = total + arb(0).union(_balls.from_mpf(centre_law.pmf[0].unaccounted))
     return total
 
 
@@ -363,6 +361,28 @@ def probability(conds, laws: dict) -> arb:
         return total
 
 
+def _group_feasible(atoms, cs, laws) -> bool:
+    """One group's part of :func:`feasible` (True where it cannot tell)."""
+    if not atoms:
+        return all(c.holds_at({}) for c in cs)
+    if any(u not in laws or laws[u] is None for u in atoms):
+        return True
+    try:
+        centre = _centre(atoms, cs, laws)
+    except Refused:
+        return True
+    bounds, own = _split(cs, centre)
+    law_c = laws[centre]
+    lo, hi = _feasible_t(own, _Leaves(bounds), laws, law_c)
+    if lo is not None and hi is not None and (lo > hi or (lo == hi and not law_c.discrete)):
+        return False
+    if not bounds and law_c.discrete:
+        lo_, ls, hi_, hs = _constant_range(*own, law_c)
+        if lo_ is not None and hi_ is not None and (lo_ > hi_ or (lo_ == hi_ and (ls or hs))):
+            return False
+    return True
+
+
 def feasible(conds, laws: dict) -> bool:
     """Whether the region may have positive probability (a sound over-approximation: False
     only when it has none)."""
@@ -370,29 +390,7 @@ def feasible(conds, laws: dict) -> bool:
         groups = _groups(list(conds))
     except Refused:
         return True
-    for atoms, cs in groups:
-        if not atoms:
-            if not all(c.holds_at({}) for c in cs):
-                return False
-            continue
-        if any(u not in laws or laws[u] is None for u in atoms):
-            continue
-        try:
-            centre = _centre(atoms, cs, laws)
-        except Refused:
-            continue
-        bounds, own = _split(cs, centre)
-        law_c = laws[centre]
-        lo, hi = _feasible_t(own, _Leaves(bounds), laws, law_c)
-        if lo is not None and hi is not None:
-            if lo > hi or (lo == hi and not law_c.discrete):
-                return False
-        if not bounds and law_c.discrete:
-            lo_, ls, hi_, hs = _constant_range(*own, law_c)
-            if lo_ is not None and hi_ is not None and (lo_ > hi_ or (lo_ == hi_ and
-                                                                      (ls or hs))):
-                return False
-    return True
+    return all(_group_feasible(atoms, cs, laws) for atoms, cs in groups)
 
 
 # ---------------------------------------------------------------------- a point inside
@@ -439,9 +437,10 @@ def _centre_candidates(own, leaves, laws, law_c):
     if not law_c.discrete:
         t = _pick(lo, hi, law_c, False)
         return [] if t is None else [t]
-    pmf, _ = law_c.pmf
-    return [Fraction(k) for k in pmf.support if (lo is None or k >= lo) and
-            (hi is None or k <= hi) and _own_ok(own, Fraction(k))]
+    window = law_c.values()
+    a = window.start if lo is None else max(window.start, lo.__ceil__())
+    b = window.stop - 1 if hi is None else min(window.stop - 1, hi.__floor__())
+    return [Fraction(k) for k in range(a, min(b, a + 4095) + 1) if _own_ok(own, Fraction(k))]
 
 
 def _leaf_pick(lows, ups, t, law):

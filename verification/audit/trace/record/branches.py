@@ -234,6 +234,26 @@ class Steering:
             return 0
         return self.choose(what, alts, natural)
 
+    def insertion(self, lin: Lin, edges, side: str, natural: int) -> int:
+        """Where a noisy value goes among sorted plain ``edges`` (``np.searchsorted``):
+        alternative i holds ``edges[i−1] < v ≤ edges[i]`` (side "left"; ``≤ … <`` for
+        "right"), the ends open."""
+        if self._assumed(lin, f"to insertion point {natural}"):
+            return natural
+        if not linear(lin):
+            self._refuse("a search among sorted values of a value the trace does not follow")
+            return natural
+        left = side == "left"
+        alts = []
+        for i in range(len(edges) + 1):
+            conds = []
+            if i > 0:                                   # v above edges[i − 1]
+                conds.append(condition(lin - _exact(edges[i - 1]), left))
+            if i < len(edges):                          # v at most edges[i]
+                conds.append(condition(-(lin - _exact(edges[i])), not left))
+            alts.append(tuple(conds))
+        return self.choose("searchsorted", alts, natural)
+
     def index(self, lin: Lin, natural: int) -> int:
         """A noisy integer used as an index: its value, one alternative per value of its
         draw's support."""
@@ -250,8 +270,8 @@ class Steering:
             return natural
         alts, outs = [], []
         for v in values:
-            at = Lin(-Fraction(v), {u: Fraction(1)})
-            alts.append((Condition(at, False), Condition(-at, False)))
+            at = lin - (lin.c + a * v)                  # a·(u − v): one object per value
+            alts.append((condition(at, False), condition(-at, False)))
             outs.append(lin.c + a * v)
         if any(o.denominator != 1 for o in outs):
             self._refuse("a noisy index that is not an integer")
@@ -261,6 +281,13 @@ class Steering:
         except ValueError:
             nat = 0
         return int(outs[self.choose("index", alts, nat)])
+
+
+def _exact(x) -> Fraction:
+    """A plain number's exact value (an integer, or a float's binary value)."""
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    return Fraction(float(x))
 
 
 def _inf_ok(c, strict) -> bool:

@@ -24,7 +24,7 @@ from .tracked import Tracked, _form, _val
 __all__ = ["Steered"]
 
 
-_SELECTIONS = {"argmax", "argmin", "max", "amax", "min", "amin", "clip"}
+_SELECTIONS = {"argmax", "argmin", "max", "amax", "min", "amin", "clip", "searchsorted"}
 
 
 def _plain_result(x):
@@ -67,8 +67,28 @@ def _select(tape, x, axis, smallest, index, keepdims):
     return Tracked(np.asarray(vals), np.asarray(forms, dtype=object), tape)
 
 
+def _searchsorted(tape, args, kwargs):
+    """``np.searchsorted(a, v)`` of plain sorted ``a`` and tracked ``v`` (inverse-CDF
+    sampling): one branch per element over the insertion points."""
+    a = args[0]
+    side = args[2] if len(args) > 2 else kwargs.get("side", "left")
+    if isinstance(a, Tracked) or set(kwargs) - {"side"} or len(args) > 3 or \
+            side not in ("left", "right"):
+        return None
+    edges = np.asarray(a).reshape(-1)
+    v = args[1]
+    forms, vals = np.asarray(v.form, dtype=object), np.asarray(v.val)
+    out = np.empty(vals.shape, dtype=np.int64)
+    for e, (f, x) in enumerate(zip(forms.reshape(-1), vals.reshape(-1))):
+        out.reshape(-1)[e] = tape.steering.insertion(f, edges, side,
+                                                     int(np.searchsorted(edges, x, side)))
+    return out[()] if out.ndim == 0 else out
+
+
 def _steered_function(tape, name, args, kwargs):
     """argmax/argmin/max/min/clip of a tracked value in a steered run; None: not handled."""
+    if name == "searchsorted" and len(args) > 1 and isinstance(args[1], Tracked):
+        return _searchsorted(tape, args, kwargs)
     if not args or not isinstance(args[0], Tracked):
         return None
     x = args[0]

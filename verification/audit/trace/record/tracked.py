@@ -593,16 +593,7 @@ class Tracked:
                 op = name
             res = tape.node(op, _tracked_in(inputs), _plain(inputs) + _kw(kwargs), result)
         if out is not None:
-            targets = out if isinstance(out, tuple) else (out,)
-            results = res if isinstance(res, tuple) else (res,)
-            for t, r in zip(targets, results):
-                if isinstance(t, Tracked):
-                    t.val[...] = _val(r)
-                    t.form[...] = r.form if isinstance(r, Tracked) else _lift_array(r)
-                elif t is not None:
-                    tape.escape(f"{name}(…, out=) into a plain array")
-                    t[...] = _val(r)
-            return out
+            return _written(out, res, tape, name)
         return res
 
     def __array_function__(self, func, types, args, kwargs):
@@ -653,6 +644,21 @@ class Tracked:
             name = "round-digits"
         return tape.node(name, _tracked_in(list(args) + list(kwargs.values())),
                          _plain(args) + _kw(kwargs), result)
+
+
+def _written(out, res, tape, name):
+    """A ufunc's ``out=`` targets given the results: a tracked target takes values and
+    forms, a plain one the values (an escape)."""
+    targets = out if isinstance(out, tuple) else (out,)
+    results = res if isinstance(res, tuple) else (res,)
+    for t, r in zip(targets, results):
+        if isinstance(t, Tracked):
+            t.val[...] = _val(r)
+            t.form[...] = r.form if isinstance(r, Tracked) else _lift_array(r)
+        elif t is not None:
+            tape.escape(f"{name}(…, out=) into a plain array")
+            t[...] = _val(r)
+    return out
 
 
 def _plain(args) -> tuple:
