@@ -61,13 +61,18 @@ def _interval(r) -> str:
 
 
 def _contains(r, truth) -> str:
-    """Does a decided pair's interval hold the zoo's true ε? An undecided pair's interval (an
-    upper bound through a node, for this pair) makes no claim about the supremum: "—"."""
+    """Does a decided pair's interval hold the zoo's true ε (a supremum over every pair)?
+    "yes"; "below" where the pair's whole interval is under it (a pair that is not the
+    worst: no contradiction); "NO" where its lower end is above it (a false finding). An
+    undecided pair's interval (an upper bound through a node, for this pair) makes no claim
+    about the supremum: "—"."""
     if truth is None or r.epsilon_interval is None or r.verdict == "inconclusive":
         return "—"
     lo, hi = ends(r.epsilon_interval)
     t = truth if math.isfinite(truth) else math.inf
-    return "yes" if lo <= t * (1 + 2**-40) and (hi >= t * (1 - 2**-40)) else "NO"
+    if lo > t * (1 + 2**-40):
+        return "NO"
+    return "yes" if hi >= t * (1 - 2**-40) else "below"
 
 
 def _rank(r) -> tuple:

@@ -249,10 +249,11 @@ def _private_zoo():
 @pytest.mark.parametrize("name", [m.name for m in _private_zoo()])
 def test_no_false_findings_on_private_zoo_mechanisms(name):
     m = zoo.get(name)
+    cache: dict = {}                     # each dataset's paths explored once
     for d, dp in m.pairs[:4]:
         for arithmetic in ("exact", "real"):
             r = trace_mechanism(m.mechanism, d, dp, m.epsilon, m.delta, rng=_SEED,
-                                arithmetic=arithmetic)
+                                arithmetic=arithmetic, path_cache=cache)
             assert r.verdict != "fail", r.describe()
             assert not any(f.exact for f in r.findings), r.describe()
 
@@ -290,6 +291,8 @@ def test_svt_is_decided_by_its_paths(name):
     ε."""
     m = zoo.get(name)
     d, dp = m.pairs[0]
+    if name == "SVT6":                   # no cutoff: 2^k paths, each its own output; k = 5
+        d, dp = d[:5], dp[:5]
     r = trace_mechanism(m.mechanism, d, dp, m.epsilon, rng=_SEED, arithmetic="real")
     if name == "SVT34Parallel":          # 20 comparisons made at once: 2^20 paths
         assert r.verdict == "inconclusive" and "more than" in r.paths.refused
