@@ -16,6 +16,15 @@ def best_of(fn, repeats: int):
     return best, out
 
 
+def fmt_number(x) -> str:
+    """A figure for a table: "—" for None, "∞" for an infinite float, else 4 digits."""
+    if x is None:
+        return "—"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    return f"{x:.4g}"
+
+
 def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
     """Columns padded to width; ``align`` has one 'l' or 'r' per column."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)

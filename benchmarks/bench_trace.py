@@ -37,6 +37,7 @@ import math  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
 
+from _bench import fmt_number as _fmt  # noqa: E402
 from _bench import print_table  # noqa: E402
 
 from privtools.certified import ends  # noqa: E402
@@ -45,14 +46,6 @@ from verification import zoo  # noqa: E402
 from verification.audit import audit_mechanism, trace_mechanism  # noqa: E402
 
 ALPHA = 0.01
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and math.isinf(x):
-        return "∞"
-    return f"{x:.4g}"
 
 
 def _interval(r) -> str:

@@ -40,6 +40,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
+from _bench import fmt_number as _fmt  # noqa: E402
 from _bench import machine, print_table  # noqa: E402
 
 from privtools.certified import ends  # noqa: E402
@@ -51,14 +52,6 @@ from verification.audit.trace.record.runs import Runner  # noqa: E402
 from verification.zoo.steered import steered_suite  # noqa: E402
 
 _PROOF_RELATIONS = ("query",)
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and math.isinf(x):
-        return "∞"
-    return f"{x:.4g}"
 
 
 def _trace_pairs(m, pairs, use_paths: bool):

@@ -129,25 +129,13 @@ def _variants(path: Path) -> list:
         for u, v in fixed.items():
             at = Lin(-v, {u: Fraction(1)})
             eq += [Condition(at, False), Condition(-at, False)]
-        new_forms = tuple(None if f is None else _substitute_lin(f, fixed) for f in forms)
+        new_forms = tuple(None if f is None else f.fixing(fixed) for f in forms)
         values = tuple(v if f is None or f.a else f.c
                        for v, f in zip(tree.values, new_forms))
         out.append(replace(path, decisions=path.decisions + (0,),
                            alternatives=path.alternatives + ((tuple(eq),),),
                            tree=replace(tree, forms=new_forms, values=values)))
     return out
-
-
-def _substitute_lin(lin, fixed: dict):
-    if not any(u in fixed for u in lin.a):
-        return lin
-    c, a = lin.c, {}
-    for u, k in lin.a.items():
-        if u in fixed:
-            c = c + k * fixed[u]
-        else:
-            a[u] = k
-    return Lin(c, a)
 
 
 def groups_of(ex: Exploration) -> dict:
@@ -244,20 +232,9 @@ def _density(g: Group, v: tuple) -> arb:
                 abs(arb(a.numerator) / a.denominator)
         if dens == 0:
             continue
-        conds = [_substitute(c, fixed) for c in p.conditions()]
+        conds = [Condition(c.form.fixing(fixed), c.strict) for c in p.conditions()]
         total = total + dens * probability(conds, p.laws)
     return total
-
-
-def _substitute(cond, fixed: dict):
-    c = cond.form.c
-    a = {}
-    for u, k in cond.form.a.items():
-        if u in fixed:
-            c += k * fixed[u]
-        else:
-            a[u] = k
-    return Condition(Lin(c, a), cond.strict)
 
 
 def _points(gd: Group, gp: Group) -> list:

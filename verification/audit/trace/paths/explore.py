@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..record.affine import MEMO, Lin
+from ..record.affine import MEMO
 from ..record.branches import Condition, is_draw, linear
 from ..record.leaves import leaf_fraction, same_leaf
 from ..record.recorder import as_fraction
@@ -270,8 +270,7 @@ def _explore(runner, data, recorded, max_paths, symbolic) -> Exploration:
     ex.paths = merge(search.found, search.feasible)
     values = _data_values(data) if symbolic else None
     for p in ex.paths:
-        why = check_point(runner, data, p if values is None else concrete(p, values),
-                          search.feasible)
+        why = check_point(runner, data, p if values is None else concrete(p, values))
         ex.runs += 1
         if why is not None:
             ex.refused = why
@@ -284,26 +283,13 @@ def _data_values(data) -> dict:
     return {("q", i): as_fraction(v) for i, v in enumerate(arr)}
 
 
-def _substituted(lin, values: dict):
-    if not any(u in values for u in lin.a):
-        return lin
-    c = lin.c
-    a = {}
-    for u, k in lin.a.items():
-        if u in values:
-            c = c + k * values[u]
-        else:
-            a[u] = k
-    return Lin(c, a)
-
-
 def concrete(path: Path, values: dict) -> Path:
     """A symbolic run's path with the data's values put in for their atoms."""
-    alts = tuple(tuple(tuple(Condition(_substituted(c.form, values), c.strict) for c in alt)
+    alts = tuple(tuple(tuple(Condition(c.form.fixing(values), c.strict) for c in alt)
                        for alt in br) for br in path.alternatives)
     tree = path.tree
     forms = None if tree.forms is None else tuple(
-        None if f is None else _substituted(f, values) for f in tree.forms)
+        None if f is None else f.fixing(values) for f in tree.forms)
     return replace(path, alternatives=alts, tree=replace(tree, forms=forms))
 
 
@@ -324,7 +310,7 @@ def _served(call, point: dict):
     return replace(call, z=z)
 
 
-def check_point(runner, data, path: Path, feasible) -> str | None:
+def check_point(runner, data, path: Path) -> str | None:
     """Run the mechanism plainly (no tracking) at a point inside the path's region: its
     output must be the path's, its releases the path's forms at the point — the evidence
     that the tracked run computed what the plain program computes (None: it did)."""

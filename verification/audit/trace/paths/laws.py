@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-from flint import acb, arb
+from flint import arb
 
 from privtools.exact import ExactPMF
 
@@ -245,6 +245,3 @@ def finite_support(call: Call, e: int, limit: int = _MAX_SUPPORT):
         return range(lo_i, hi_i) if 0 < hi_i - lo_i <= limit else None
     return None
 
-
-def acb_of(z) -> acb:
-    return z if isinstance(z, acb) else acb(z)

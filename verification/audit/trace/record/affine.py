@@ -87,6 +87,18 @@ class Lin:
     def __repr__(self) -> str:
         return f"Lin({self.c}, {self.a})"
 
+    def fixing(self, values: dict) -> Lin:
+        """The form with the atoms of ``values`` (atom → exact number) put in as numbers."""
+        if not any(u in values for u in self.a):
+            return self
+        c, a = self.c, {}
+        for u, k in self.a.items():
+            if u in values:
+                c = c + k * values[u]
+            else:
+                a[u] = k
+        return Lin(c, a)
+
     # -- arithmetic (numpy's object loops call these)
     def _plus(self, o, sign):
         if MEMO.table is not None:
