@@ -40,6 +40,7 @@ import mpmath
 from flint import arb, fmpz_poly
 
 from privtools.certified import balls as _arb
+from privtools.certified import fixedpoint as _fixedpoint
 from privtools.certified import intervals as _intervals
 from privtools.certified.search import last_true
 from privtools.errors import ParameterError
@@ -94,10 +95,6 @@ def _threads():
         yield
     finally:
         flint.ctx.threads = old
-
-
-def _ceil_shift(x: int, bits: int) -> int:
-    return -((-x) >> bits)
 
 
 @dataclass(frozen=True)
@@ -193,12 +190,9 @@ class LossGrid:
         fa, fb = self.total(), other.total()
         wa, wb = self.infinity, other.infinity
         inf = wa * fb + wb * fa + wa * wb
-        if self.side == "upper":
-            prod = -((-prod) // _SCALE_INT)                 # every product rounded up
-            inf = _ceil_shift(inf, FIXED_BITS)
-        else:
-            prod = prod // _SCALE_INT                       # … or down
-            inf >>= FIXED_BITS
+        way = "up" if self.side == "upper" else "down"      # every product rounded outward
+        prod = _fixedpoint.shift_poly(prod, FIXED_BITS, way)
+        inf = _fixedpoint.shift(inf, FIXED_BITS, way)
         if prod.length() == 0:
             prod = fmpz_poly([0])
         out = LossGrid(self.side, self.offset + other.offset, self.step,

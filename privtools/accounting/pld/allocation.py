@@ -39,6 +39,7 @@ from fractions import Fraction
 from flint import arb, fmpz_poly
 
 from privtools.certified import balls as _arb
+from privtools.certified import fixedpoint as _fixedpoint
 from privtools.errors import ParameterError, UnsupportedEventError
 
 from ..events import GaussianEvent
@@ -211,7 +212,7 @@ def _mul(a: tuple, b: tuple, side: str) -> tuple:
     """(start, masses, trimmed) of the convolution of two such triples: each product rounded
     outward for ``side``, then at most 2^-70 of mass trimmed from each end (counted)."""
     prod = fmpz_poly(a[1]) * fmpz_poly(b[1])
-    prod = -((-prod) // _SCALE) if side == "upper" else prod // _SCALE
+    prod = _fixedpoint.shift_poly(prod, FIXED_BITS, "up" if side == "upper" else "down")
     ms = [int(c) for c in prod.coeffs()] or [0]
     lo, acc = 0, 0
     while lo < len(ms) - 1 and acc + ms[lo] <= _TRIM:

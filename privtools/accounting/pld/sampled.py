@@ -150,7 +150,8 @@ class _ApproxDP(Release):
             d = _arb.to_arb(self.delta)
             e = eps.exp()
             big, small = (1 - d) * e / (1 + e), (1 - d) / (1 + e)
-            out = ((big, small, eps, eps), (small, big, -eps, -eps))
+            x = self.epsilon                    # the losses ±ε as exact rationals: a ball
+            out = ((big, small, x, x), (small, big, -x, -x))   # would straddle the grid
             return Cells(out, d, d)
 
 
