@@ -85,6 +85,7 @@ from . import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
 from .allocation import check_allocation
 from .events import Release, gaussian_release, releases
 from .interpret import PLD_INTERPRETERS, release
+from .repeated import exact_law, repeated_release
 
 __all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS", "GRID_LIMIT", "LOSS_LIMIT",
            "LOSS_FLOOR", "RATE_FLOOR", "pure_epsilon"]
@@ -95,6 +96,8 @@ _SPREAD_SDS = 20
 
 #: The most grid points any grid of the accountant may take (see the module docstring).
 GRID_LIMIT = 2**22
+REPEAT_MIN = 32     # an atomic release repeated this often is composed in closed form before
+                    # the grid (fewer composed atoms sit too far apart for the lower sweep)
 #: The largest privacy-loss scale of one release (see the module docstring).
 LOSS_LIMIT = 2**10
 #: The smallest nonzero loss scale of a continuous release (see the module docstring).
@@ -189,6 +192,7 @@ class PldAccountant(Accountant):
         self._ledger: list[tuple[DpEvent, int]] = []
         self._releases: list[Release] = []        # one per ledger entry, built once
         self._cache: PrivacyLossDistribution | None = None
+        self._exact_cache: tuple | None = None      # (key, release, exact law or None)
 
     # ------------------------------------------------------------------ describe
     def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
@@ -257,7 +261,13 @@ class PldAccountant(Accountant):
         if len(gauss) > 1 or (gauss and gauss[0][1] > 1):
             total = sum((r.a * c for r, c in gauss), Fraction(0))
             groups = [g for g in groups if g not in gauss] + [(gaussian_release(total), 1)]
-        return groups
+        # a release of a few loss atoms repeated k times: the multinomial law of the
+        # composed atoms, put on the grid once (both ends second order in the step)
+        out = []
+        for r, c in groups:
+            rep = repeated_release(r, c, self._tail, self._prec) if c >= REPEAT_MIN else None
+            out.append((rep, 1) if rep is not None else (r, c))
+        return out
 
     def _choose_step(self, groups) -> Fraction | None:
         if self._step is not None:
@@ -324,6 +334,32 @@ class PldAccountant(Accountant):
             return 2 * groups[0][0].a * groups[0][1]
         return None
 
+    def _exact_law(self):
+        """The ledger as a law read exactly, without a grid
+        (:mod:`~privtools.accounting.pld.readers`), when it is one release repeated and
+        that release is a few loss atoms (a sampled randomized response or discrete
+        Laplace, composed in closed form) or, once, a sampled Gaussian; else None."""
+        if not self._ledger or self._step is not None:
+            return None
+        merged: dict = {}
+        for (e, c), r in zip(self._ledger, self._releases):
+            try:
+                merged.setdefault(e, [r, 0])[1] += c
+            except (TypeError, ValueError):
+                return None
+        if len(merged) != 1:
+            return None
+        (r, c), = merged.values()
+        key = (id(r), c)
+        if self._exact_cache is None or self._exact_cache[0] != key:
+            self._exact_cache = (key, r, exact_law(r, c, self._tail, self._prec))
+        return self._exact_cache[2]
+
+    def _reader(self):
+        """What δ(ε) and ε(δ) are read from: the exact atomic law, or the grid."""
+        law = self._exact_law()
+        return law if law is not None else self.pld()
+
     def epsilon(self, delta) -> PldEpsilon:
         """Certified ε(δ) of everything composed (δ in [0, 1]). Only Gaussian releases:
         the closed form (:func:`~privtools.accounting.gaussian_epsilon`), exact to 2⁻⁷⁰.
@@ -345,7 +381,7 @@ class PldAccountant(Accountant):
         if mu2 is not None:
             iv = _intervals.interval(*gaussian_epsilon(mu2, dq))
             return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
-        iv = self.pld().epsilon(dq)
+        iv = self._reader().epsilon(dq)
         return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
 
     def _pure_interval(self) -> _intervals.Interval:
@@ -381,7 +417,7 @@ class PldAccountant(Accountant):
         if mu2 is not None:
             iv = _intervals.interval(*gaussian_delta(mu2, eq))
             return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
-        iv = self.pld().delta(eq)
+        iv = self._reader().delta(eq)
         return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
 
     def __repr__(self) -> str:

@@ -59,8 +59,17 @@ class Cells:
 
     def reversed(self) -> Cells:
         """The pair (Q, P): masses swapped, loss ranges negated."""
-        return Cells(tuple((q, p, None if hi is None else -hi, None if lo is None else -lo)
-                           for p, q, lo, hi in self.cells), self.q_inf, self.p_inf)
+        def neg(x):
+            return None if x is None else -x
+
+        out = []
+        for p, q, lo, hi in self.cells:
+            if lo is hi and lo is not None:             # an atom stays one value
+                x = -lo
+                out.append((q, p, x, x))
+            else:
+                out.append((q, p, neg(hi), neg(lo)))
+        return Cells(tuple(out), self.q_inf, self.p_inf)
 
     def mixed(self, rate) -> Cells:
         """The pair (γP + (1 − γ)Q, Q) for γ = ``rate`` in (0, 1]: the release run on a
@@ -77,6 +86,10 @@ class Cells:
 
         out = []
         for p, q, lo, hi in self.cells:
+            if lo is hi and lo is not None:             # an atom stays one value
+                x = image(lo)
+                out.append((g * p + c * q, q, x, x))
+                continue
             out.append((g * p + c * q, q, floor if lo is None else image(lo),
                         None if hi is None else image(hi)))
         if self.q_inf.upper() > 0:
