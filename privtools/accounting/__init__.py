@@ -23,6 +23,10 @@ Modules ::
                   the named noise events — give their Rényi curve, PLD release, pure ε, PMF
     pld, pld_cells, pld_events, pld_accountant   certified privacy-loss distributions:
                   two-sided ε(δ) / δ(ε) intervals under composition (PldAccountant)
+    pld.repeated, pld.readers   laws read without a grid: a sparse sampled law repeated k
+                  times (its multinomial), one sampled Gaussian (closed form)
+    pld.fdp       f-DP and μ-GDP from the certified privacy profile
+                  (PldAccountant.tradeoff, PldAccountant.gdp_mu)
     sampled_events, pld_sampled, pld_shuffle, pld_allocation   Poisson and fixed-size
                   subsampling, shuffling, random allocation, (ε, δ)-DP releases
     calibration   calibrate: the smallest noise certified to meet (ε, δ); calibrate_grid:
@@ -53,7 +57,7 @@ from .events import (
 )
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .pld import LossGrid, PrivacyLossDistribution
-from .pld.accountant import PldAccountant, PldDelta, PldEpsilon
+from .pld.accountant import PldAccountant, PldDelta, PldEpsilon, PldGdp, PldTradeoff
 from .rdp.accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
 from .rdp.composition import (
     ApproxDP,
@@ -149,6 +153,8 @@ __all__ = [
     "PldAccountant",
     "PldEpsilon",
     "PldDelta",
+    "PldTradeoff",
+    "PldGdp",
     "PrivacyLossDistribution",
     "LossGrid",
     "EventCurve",

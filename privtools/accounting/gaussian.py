@@ -21,13 +21,19 @@ from privtools.certified import balls as _arb
 from privtools.certified.intervals import fraction_bounds
 from privtools.errors import ParameterError
 
-__all__ = ["gaussian_delta", "gaussian_epsilon"]
+__all__ = ["gaussian_curve", "gaussian_delta", "gaussian_epsilon"]
 
 _PREC = 256
 
 
-def _curve(mu2: Fraction):
-    mu = _arb.to_arb(Fraction(mu2)).sqrt()
+def gaussian_curve(mu2):
+    """δ(·) of a Gaussian shift with μ² = ``mu2`` (a Fraction, or an Arb ball): a function
+    from an exact ε (Fraction, any sign) to an Arb ball, at the working precision."""
+    return _curve(mu2)
+
+
+def _curve(mu2):
+    mu = (mu2 if isinstance(mu2, arb) else _arb.to_arb(Fraction(mu2))).sqrt()
     root2 = arb(2).sqrt()
 
     def d_of(e: Fraction) -> arb:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -30,6 +31,38 @@ from privtools.errors import ParameterError
 from . import checks
 
 MAX_STEPS = 10**7
+#: the α at which ``--fdp`` reads the certified trade-off band
+FDP_ALPHAS = (1e-6, 1e-5, 1e-4, 1e-3, 0.003, 0.01, 0.03, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6,
+              0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+_SHOWN = (1e-4, 1e-2, 0.1, 0.5)       # the α shown in the table
+
+
+def _fdp(acc) -> dict:
+    """The certified trade-off band at FDP_ALPHAS and the μ-GDP interval."""
+    from privtools.certified.intervals import ends
+
+    betas = []
+    for a in FDP_ALPHAS:
+        lo, hi = ends(acc.tradeoff(a).interval)
+        betas.append([float(lo), float(hi)])
+    mlo, mhi = ends(acc.gdp_mu().interval)
+    return {"alpha": list(FDP_ALPHAS), "beta": betas, "gdp_mu": [float(mlo), float(mhi)]}
+
+
+def _fdp_rows(f: dict | None) -> list[tuple[str, str]]:
+    if f is None:
+        return []
+    lo, hi = f["gdp_mu"]
+    rows = [("μ-GDP", f"μ ∈ [{lo:.6g}, {hi:.6g}]" + (" (no μ certified: the certified δ "
+                                                    "never reaches 0)" if hi == float("inf")
+                                                    else ""))]
+    for a, (b0, b1) in zip(f["alpha"], f["beta"]):
+        if a in _SHOWN:
+            rows.append((f"β(α = {a:g})", f"[{b0:.6g}, {b1:.6g}] (lower end: the f-DP "
+                                          "guarantee)"))
+    if "plot" in f:
+        rows.append(("plot", f["plot"]))
+    return rows
 
 
 def account(
@@ -47,6 +80,9 @@ def account(
     epsilon: str = typer.Option(None, help="with --sigma: also δ(ε); without: the smallest "
                                 "certified σ meeting (ε, δ)"),
     sensitivity: str = typer.Option("1", help="L2 sensitivity (clipping norm) Δ"),
+    fdp: bool = typer.Option(False, "--fdp", help="also the certified trade-off band β(α) "
+                             "(f-DP) at FDP_ALPHAS and the certified μ-GDP interval"),
+    plot: str = typer.Option(None, help="with --fdp: write the band's plot to this PNG"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
 ):
     """Certified ε(δ) of ``steps`` Gaussian steps with Poisson (--q), fixed-size
@@ -136,6 +172,13 @@ def account(
         dlo, dhi = ends(d.interval)
         out.update(at_epsilon=float(eq), delta_at_epsilon=d.delta,
                    delta_interval=[float(dlo), float(dhi)])
+    if fdp:
+        out["fdp"] = _fdp(acc)
+        if plot is not None:
+            from privtools.demo.report import tradeoff_plot
+            tradeoff_plot(out["fdp"], Path(plot), title=f"{sampling}, σ = {s_val}, "
+                          f"{steps:,} steps")
+            out["fdp"]["plot"] = plot
     out["seconds"] = round(time.perf_counter() - t0, 3)
     if as_json:
         print(json.dumps(out, indent=2))
@@ -155,6 +198,7 @@ def account(
                          f"{r.relative_width:.1e}")]
     if "delta_at_epsilon" in out:
         rows.append((f"δ(ε = {float(eq):g})", f"{out['delta_at_epsilon']:.4g}"))
+    rows += _fdp_rows(out.get("fdp"))
     rows.append(("time", f"{out['seconds']:.1f} s"))
     for k, v in rows:
         t.add_row(k, v)

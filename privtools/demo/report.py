@@ -244,6 +244,50 @@ def noise_plot(plots, path: Path) -> None:
     plt.close(fig)
 
 
+def tradeoff_plot(curve: dict, path: Path, title: str = "") -> None:
+    """Plot a ledger's certified trade-off band β(α) with the μ-GDP curves at the ends of its
+    certified μ interval.
+
+    Parameters
+    ----------
+    curve : dict
+        ``{"alpha": [...], "beta": [[lo, hi], ...], "gdp_mu": [lo, hi]}`` (as
+        ``privtools account --fdp --json`` prints it).
+    path : pathlib.Path
+        The PNG file to write.
+    title : str
+        The plot's title.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy.stats import norm
+
+    a = np.asarray(curve["alpha"], dtype=float)
+    lo = np.array([b[0] for b in curve["beta"]], dtype=float)
+    hi = np.array([b[1] for b in curve["beta"]], dtype=float)
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    ax.fill_between(a, lo, hi, color="tab:blue", alpha=0.35, lw=0)
+    ax.plot(a, lo, color="tab:blue", lw=1.2, label="certified β(α): lower end (the guarantee)")
+    grid = np.linspace(0.0, 1.0, 401)
+    words = ("μ-GDP fails below", "μ-GDP certified")
+    for mu, style, word in zip(curve["gdp_mu"], ("--", ":"), words):
+        if np.isfinite(mu):
+            ax.plot(grid, norm.cdf(norm.ppf(1 - grid) - mu), style, color="tab:red", lw=1,
+                    label=f"G_μ, μ = {mu:.4g} ({word})")
+    ax.plot(grid, 1 - grid, color="0.6", lw=0.8, label="no privacy loss: 1 − α")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("type I error α")
+    ax.set_ylabel("type II error β")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def regret_plot(df, png: Path, T: int, runs: int) -> None:
     """Plot the trust models' regret curves (the experiment runner's plot).
 

@@ -84,11 +84,12 @@ from ..sampled_events import (
 from . import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
 from .allocation import check_allocation
 from .events import Release, gaussian_release, releases
+from .fdp import gaussian_profile, gdp_interval, profiles, tradeoff_band
 from .interpret import PLD_INTERPRETERS, release
 from .repeated import exact_law, repeated_release
 
-__all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "MAX_POINTS", "GRID_LIMIT", "LOSS_LIMIT",
-           "LOSS_FLOOR", "RATE_FLOOR", "pure_epsilon"]
+__all__ = ["PldAccountant", "PldEpsilon", "PldDelta", "PldTradeoff", "PldGdp", "MAX_POINTS",
+           "GRID_LIMIT", "LOSS_LIMIT", "LOSS_FLOOR", "RATE_FLOOR", "pure_epsilon"]
 
 MAX_POINTS = 2**18
 SINGLE_POINTS = 2**16
@@ -130,6 +131,35 @@ class PldDelta:
     delta: float
     interval: _intervals.Interval
     epsilon: float
+
+
+@dataclass(frozen=True)
+class PldTradeoff:
+    """β(α) of everything composed — the smallest type-II error of any test at type-I
+    error α, over both directions of every pair of neighbours: ``beta`` is the certified
+    lower end (float, rounded down: the f-DP guarantee a deployment may claim),
+    ``interval`` the certified [lower, upper], ``alpha`` the α asked for."""
+
+    beta: float
+    interval: _intervals.Interval
+    alpha: float
+
+
+@dataclass(frozen=True)
+class PldGdp:
+    """The smallest μ for which everything composed is μ-GDP: ``mu`` the certified upper
+    end (float, rounded up; ``inf`` when no μ is certified), ``interval`` the certified
+    [lower, upper] — below the lower end μ-GDP fails for certain."""
+
+    mu: float
+    interval: _intervals.Interval
+
+
+def _float_down(x: mpmath.mpf) -> float:
+    if not mpmath.isfinite(x):
+        return -math.inf if x < 0 else math.inf
+    f = float(x)
+    return math.nextafter(f, -math.inf) if f > x else f
 
 
 def _float_up(x: mpmath.mpf) -> float:
@@ -419,6 +449,38 @@ class PldAccountant(Accountant):
             return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
         iv = self._reader().delta(eq)
         return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
+
+    def _profiles(self):
+        """Each direction's certified privacy profile (:mod:`~privtools.accounting.pld.fdp`)."""
+        if not self._ledger:
+            raise ParameterError("nothing composed yet: call compose(event) first")
+        mu2 = self._gaussian_only()
+        if mu2 is not None:
+            return [gaussian_profile(mu2)]
+        return profiles(self._reader())
+
+    def tradeoff(self, alpha) -> PldTradeoff:
+        """Certified β(α) of everything composed (α in [0, 1]): the trade-off function of
+        f-DP (Dong, Roth and Su 2022), the smaller over both directions, as a band from the
+        certified privacy profile (:mod:`~privtools.accounting.pld.fdp`)."""
+        aq = to_fraction("alpha", alpha)
+        if not (0 <= aq <= 1):
+            raise ParameterError(f"alpha must be in [0, 1], got {alpha!r}")
+        iv = tradeoff_band(self._profiles(), aq)
+        return PldTradeoff(max(0.0, _float_down(_intervals.lower(iv))), iv, float(alpha))
+
+    def gdp_mu(self) -> PldGdp:
+        """Certified interval of the smallest μ for which everything composed is μ-GDP
+        (Dong, Roth and Su 2022, Corollary 2.13). Gaussian releases alone: μ = √(Σ Δ²/σ²)
+        exactly. Otherwise bisected against the certified profile; the upper end is +∞
+        when the certified δ never reaches 0 (:mod:`~privtools.accounting.pld.fdp`)."""
+        mu2 = self._gaussian_only() if self._ledger else None
+        if mu2 is not None:
+            with _arb.precision(self._prec + 32):
+                iv = _intervals.from_ball(_arb.to_arb(mu2).sqrt())
+        else:
+            iv = gdp_interval(self._profiles())
+        return PldGdp(_float_up(_intervals.upper(iv)), iv)
 
     def __repr__(self) -> str:
         return (f"PldAccountant({sum(c for _, c in self._ledger)} releases, "

@@ -203,6 +203,10 @@ class SampledGaussianLaw(_Reader):
 
     def _remove(self, e: arb, m: arb, s: arb, g: arb) -> arb:
         et = 1 + (e - 1) / g
+        if et.upper() <= 0:                         # e^ε <= 1 − γ: the whole space counts
+            return 1 - e
+        if not et.lower() > 0:                      # undecided: between the two forms
+            return arb(0).union(1 - e)
         t = et.log()
         return g * (self._phi((m - t) / s) - et * self._phi((-m - t) / s))
 
@@ -214,6 +218,17 @@ class SampledGaussianLaw(_Reader):
             return arb(0).union(arb(c.upper()))
         t2 = (c / (g * e)).log()
         return c * self._phi((t2 + m) / s) - g * e * self._phi((t2 - m) / s)
+
+    def directions(self) -> list:
+        """The two directions' profiles, ε → certified (lower, upper) ends of δ(ε)."""
+        return [lambda eps: self._one(eps, self._remove), lambda eps: self._one(eps, self._add)]
+
+    def _one(self, eps: Fraction, which) -> tuple[arb, arb]:
+        with _arb.precision(self.prec + 64):
+            m = _arb.to_arb(self.mu)
+            d = which(_arb.to_arb(eps).exp(), m, (2 * m).sqrt(), _arb.to_arb(self.rate))
+            lo = arb(d.lower()) if d.lower() > 0 else arb(0)
+            return lo, arb(d.upper()) if d.upper() > 0 else arb(0)
 
     def _bounds(self, eps):
         with _arb.precision(self.prec + 64):

@@ -231,7 +231,7 @@ def atomic_law(release: Release, count: int, tail: Fraction = DEFAULT_TAIL,
                prec: int = DEFAULT_PREC) -> AtomicLaw | None:
     """The ``count``-fold composition of an atomic release as an :class:`AtomicLaw`, read
     without a grid; None where :func:`repeated_release` would refuse."""
-    rep = _atomic(release, count, tail, prec)
+    rep = _atomic(release, count, Fraction(0), prec)     # read exactly: nothing trimmed
     return None if rep is None else AtomicLaw(rep.cells(None, prec), rep.symmetric, prec)
 
 

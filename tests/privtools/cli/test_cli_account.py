@@ -93,3 +93,25 @@ def test_a_huge_sigma_under_poisson_sampling_is_answered_not_a_memory_error():
     down to the sampled loss's floor log(1 − q), and ε(1e-5) is certified 0."""
     out = _json(["--sigma", "1e10", "--q", "0.01", "--steps", "100", "--delta", "1e-5"])
     assert out["epsilon"] == 0.0 and out["neighbouring"] == "add-remove"
+
+
+def test_fdp_of_an_unsampled_run_is_the_gaussian_tradeoff(tmp_path):
+    import mpmath
+
+    png = tmp_path / "band.png"
+    out = _json(["--sigma", "2", "--steps", "16", "--delta", "1e-6", "--fdp",
+                 "--plot", str(png)])
+    f = out["fdp"]
+    lo, hi = f["gdp_mu"]
+    assert lo <= 2.0 <= hi and hi - lo <= 1e-12          # μ = √16 / 2 exactly
+    for a, (b0, b1) in zip(f["alpha"], f["beta"]):
+        exact = float(mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(a)) - 2))
+        assert b0 <= exact * (1 + 1e-12) and exact <= b1 * (1 + 1e-12) + 1e-300
+    assert png.stat().st_size > 0 and f["plot"] == str(png)
+
+
+def test_fdp_table_names_the_gdp_interval():
+    res = runner.invoke(app, ["account", "--sigma", "2", "--steps", "16", "--delta", "1e-6",
+                              "--fdp"])
+    assert res.exit_code == 0, res.output
+    assert "μ-GDP" in res.output and "β(α = 0.1)" in res.output
