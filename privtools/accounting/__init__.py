@@ -55,9 +55,10 @@ from .events import (
     SkellamEvent,
     ZCDPEvent,
 )
-from .gaussian import gaussian_delta, gaussian_epsilon
+from .gaussian import gaussian_delta, gaussian_epsilon, gdp_tradeoff
 from .pld import LossGrid, PrivacyLossDistribution
 from .pld.accountant import PldAccountant, PldDelta, PldEpsilon, PldGdp, PldTradeoff
+from .pld.fdp import approx_dp_tradeoff
 from .rdp.accountant import EventCurve, RdpAccountant, event_rdp, rdp_curve
 from .rdp.composition import (
     ApproxDP,
@@ -147,6 +148,8 @@ __all__ = [
     "calibrate",
     "gaussian_delta",
     "gaussian_epsilon",
+    "gdp_tradeoff",
+    "approx_dp_tradeoff",
     "Accountant",
     "required_relation",
     "RdpAccountant",

@@ -18,10 +18,10 @@ import mpmath
 from flint import arb
 
 from privtools.certified import balls as _arb
-from privtools.certified.intervals import fraction_bounds
+from privtools.certified.intervals import fraction_bounds, from_ball, interval
 from privtools.errors import ParameterError
 
-__all__ = ["gaussian_curve", "gaussian_delta", "gaussian_epsilon"]
+__all__ = ["gaussian_curve", "gaussian_delta", "gaussian_epsilon", "gdp_tradeoff"]
 
 _PREC = 256
 
@@ -83,3 +83,20 @@ def gaussian_epsilon(mu2, delta, prec: int = _PREC) -> tuple[mpmath.mpf, mpmath.
             if hi - lo < Fraction(1, 2**70):
                 break
     return fraction_bounds(lo, 128)[0], fraction_bounds(hi, 128)[1]
+
+
+def gdp_tradeoff(mu, alpha, prec: int = _PREC):
+    """Certified interval of G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the trade-off function of μ-GDP
+    (Dong, Roth and Su 2022, Definition 2.6), for μ >= 0 and α in [0, 1]."""
+    mu, alpha = Fraction(mu), Fraction(alpha)
+    if mu < 0:
+        raise ParameterError(f"mu must be >= 0, got {mu}")
+    if not 0 <= alpha <= 1:
+        raise ParameterError(f"alpha must be in [0, 1], got {alpha}")
+    if alpha in (0, 1):
+        x = mpmath.mpf(int(1 - alpha))
+        return interval(x, x)
+    with _arb.precision(prec):
+        # Φ⁻¹(1 − α) = √2·erfcinv(2α), Φ(x) = erfc(−x/√2)/2
+        g = (_arb.to_arb(mu) / arb(2).sqrt() - (2 * _arb.to_arb(alpha)).erfcinv()).erfc() / 2
+        return from_ball(g, clip=(0, 1))

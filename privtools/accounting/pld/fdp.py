@@ -49,7 +49,7 @@ from . import PrivacyLossDistribution
 from .readers import AtomicLaw, SampledGaussianLaw
 
 __all__ = ["Profile", "profiles", "gaussian_profile", "tradeoff_band", "gdp_interval",
-           "TRADEOFF_TOL", "MAX_READS"]
+           "approx_dp_tradeoff", "TRADEOFF_TOL", "MAX_READS"]
 
 #: One direction's certified profile: exact ε (any sign) → (lower, upper) Arb ends of h(ε).
 Profile = Callable[[Fraction], tuple[arb, arb]]
@@ -271,3 +271,21 @@ def gdp_interval(hs: list[Profile], reads: int = MAX_READS, top_limit: int = 2**
 
 def _lower(x: Fraction) -> mpmath.mpf:
     return _intervals.fraction_bounds(x, 128)[0]
+
+
+def approx_dp_tradeoff(epsilon, delta, alpha) -> _intervals.Interval:
+    """Certified f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): the trade-off
+    function of (ε, δ)-DP (Dong, Roth and Su 2022, Proposition 2.5) — (ε, δ) to f-DP."""
+    from privtools.errors import ParameterError
+    e, d, a = Fraction(epsilon), Fraction(delta), Fraction(alpha)
+    if e < 0:
+        raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")
+    if not 0 <= d <= 1:
+        raise ParameterError(f"delta must be in [0, 1], got {delta!r}")
+    if not 0 <= a <= 1:
+        raise ParameterError(f"alpha must be in [0, 1], got {alpha!r}")
+    with _arb.precision(_PREC):
+        w = _exp(e)
+        v = _arb.exact_max(arb(0), _arb.exact_max(1 - _arb.to_arb(d) - w * _arb.to_arb(a),
+                                                  (1 - _arb.to_arb(d) - _arb.to_arb(a)) / w))
+        return _intervals.from_ball(v, clip=(0, 1))

@@ -138,3 +138,39 @@ def test_alpha_outside_the_unit_interval_is_refused_by_name():
             acc.tradeoff(bad)
     with pytest.raises(ParameterError, match="nothing composed"):
         PldAccountant().gdp_mu()
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(mu=st.sampled_from((Fraction(0), Fraction(1, 3), Fraction(2), Fraction(7))),
+       alpha=st.sampled_from((Fraction(0), Fraction(1, 10**9), Fraction(1, 10), Fraction(1, 2),
+                              Fraction(1))))
+def test_gdp_tradeoff_is_the_gaussian_curve(mu, alpha):
+    from privtools.accounting import gdp_tradeoff
+    with mpmath.workdps(80):
+        if alpha in (0, 1):
+            exact = mpmath.mpf(int(1 - alpha))
+        else:
+            z = -mpmath.sqrt(2) * mpmath.erfinv(2 * _m(alpha) - 1)     # Φ⁻¹(1 − α)
+            exact = mpmath.ncdf(z - _m(mu))
+        iv = gdp_tradeoff(mu, alpha)
+        lo, hi = ends(iv)
+        slack = mpmath.mpf(10) ** -60          # the oracle's own rounding
+        assert lo - slack <= exact <= hi + slack and hi - lo <= mpmath.mpf(10) ** -40
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(eps=st.sampled_from((Fraction(1, 10), Fraction(1), Fraction(2))),
+       delta=st.sampled_from((Fraction(0), Fraction(1, 10**6), Fraction(1, 100))),
+       alpha=ALPHAS)
+def test_an_approx_dp_ledger_has_the_approx_dp_tradeoff(eps, delta, alpha):
+    from privtools.accounting import approx_dp_tradeoff
+    from privtools.accounting.sampled_events import ApproxDPEvent
+    f = approx_dp_tradeoff(eps, delta, alpha)
+    with mpmath.workdps(50):
+        e, d, a = mpmath.e ** _m(eps), _m(delta), _m(alpha)
+        exact = max(mpmath.mpf(0), 1 - d - e * a, (1 - d - a) / e)
+        lo, hi = ends(f)
+        assert lo <= exact <= hi
+    # the dominating pair of (ε, δ)-DP has exactly that trade-off (Kairouz, Oh, Viswanath)
+    band = PldAccountant().compose(ApproxDPEvent(eps, delta)).tradeoff(alpha).interval
+    assert _inside(band, exact)
