@@ -118,6 +118,7 @@ class _Lattice(Release):
     masses: tuple
     low_tail: arb = arb(0)
     high_tail: arb = arb(0)
+    complete: bool = False        # the masses sum to 1 by construction (closed forms)
 
     @property
     def native_step(self) -> Fraction:           # type: ignore[override]
@@ -159,7 +160,7 @@ class _Lattice(Release):
                 sp += m
                 sq += q
             rest_p, rest_q = _up_to(1 - sp), _up_to(1 - sq)
-            if rest_p.upper() > 0 or rest_q.upper() > 0:
+            if not self.complete and (rest_p.upper() > 0 or rest_q.upper() > 0):
                 out.append((rest_p, rest_q, None, None))
         return Cells(tuple(out))
 
@@ -176,7 +177,8 @@ def discrete_laplace_release(b: Fraction, d: int) -> Release:
         c = (1 - r) / (1 + r)
         for x in range(1, d):
             masses[d - x] = c * r ** x          # 0 < x < Δ: loss (Δ − 2x)/b
-    return _Lattice(Fraction(-d) / b, Fraction(2) / b, 0, tuple(masses))
+    # the masses sum to 1 (Fact 2): no cell of unknown loss beside them
+    return _Lattice(Fraction(-d) / b, Fraction(2) / b, 0, tuple(masses), complete=True)
 
 
 def pure_release(ev: PureDPEvent) -> Release:
@@ -187,7 +189,7 @@ def pure_release(ev: PureDPEvent) -> Release:
     with _arb.precision(DEFAULT_PREC + 32):
         e = _arb.to_arb(eps).exp()
         masses = (1 / (1 + e), e / (1 + e))
-    return _Lattice(-eps, 2 * eps, 0, masses)
+    return _Lattice(-eps, 2 * eps, 0, masses, complete=True)      # 1/(1+e) + e/(1+e) = 1
 
 
 def discrete_gaussian_release(sigma2: Fraction, d: int) -> Release:

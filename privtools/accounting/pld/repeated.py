@@ -120,9 +120,12 @@ def _powers(x: arb, k: int) -> list[arb]:
     return out
 
 
-def _rest(total: arb, part: arb, k: int) -> arb:
-    """total^k − part^k: mass of the tuples with a coordinate outside ``part``."""
-    return (total ** k - part ** k).nonnegative_part()
+def _rest(total: arb, extra: arb, k: int) -> arb:
+    """total^k − (total − extra)^k: the mass of the k-tuples with a coordinate in a part of
+    mass ``extra`` (exactly 0 when that part is exactly empty)."""
+    if extra.is_exact() and extra == 0:
+        return arb(0)
+    return (total ** k - (total - extra) ** k).nonnegative_part()
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,15 +163,15 @@ class _Repeated(Release):
             sp = sum((a[0] for a in atoms), arb(0))
             sq = sum((a[1] for a in atoms), arb(0))
             # tuples with a coordinate of unknown loss (and none where Q or P is 0)
-            u_p = _rest(sp + parts.rest_p, sp, k) + cut_p
-            u_q = _rest(sq + parts.rest_q, sq, k) + cut_q
+            u_p = _rest(sp + parts.rest_p, parts.rest_p, k) + cut_p
+            u_q = _rest(sq + parts.rest_q, parts.rest_q, k) + cut_q
             if u_p.upper() > 0 or u_q.upper() > 0:
                 out.append((u_p, u_q, None, None))
             # tuples with a coordinate where Q = 0 (P-mass at +∞), or where P = 0
             tot_p = sp + parts.rest_p + parts.p_inf
             tot_q = sq + parts.rest_q + parts.q_inf
-            p_inf = _rest(tot_p, tot_p - parts.p_inf, k)
-            q_inf = _rest(tot_q, tot_q - parts.q_inf, k)
+            p_inf = _rest(tot_p, parts.p_inf, k)
+            q_inf = _rest(tot_q, parts.q_inf, k)
             return Cells(tuple(out), p_inf, q_inf)
 
     def cells(self, step, prec=DEFAULT_PREC, mixed=False) -> Cells:

@@ -174,3 +174,35 @@ def test_an_approx_dp_ledger_has_the_approx_dp_tradeoff(eps, delta, alpha):
     # the dominating pair of (ε, δ)-DP has exactly that trade-off (Kairouz, Oh, Viswanath)
     band = PldAccountant().compose(ApproxDPEvent(eps, delta)).tradeoff(alpha).interval
     assert _inside(band, exact)
+
+
+def _delta_exact(pp, qq, eps) -> mpmath.mpf:
+    e = mpmath.e ** eps
+    return max(sum(max(a - e * b, 0) for a, b in zip(pp, qq)),
+               sum(max(b - e * a, 0) for a, b in zip(pp, qq)))
+
+
+def _gdp_delta(mu, eps) -> mpmath.mpf:
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.e ** eps * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_generated_pairs_gdp_certificate_is_never_beaten(data):
+    ws = data.draw(st.lists(st.integers(1, 20), min_size=2, max_size=3))
+    p = _norm(ws)
+    q = _norm(data.draw(st.lists(st.integers(1, 20), min_size=len(p), max_size=len(p))))
+    acc = PldAccountant(max_points=2**12).compose(PmfPairEvent(_pmf(p), _pmf(q)))
+    lo, hi = ends(acc.gdp_mu().interval)
+    with mpmath.workdps(40):
+        pp, qq = [_m(x) for x in p], [_m(x) for x in q]
+        top = max(abs(mpmath.log(a / b)) for a, b in zip(pp, qq))
+        grid = [top * i / 400 for i in range(401)]
+        if mpmath.isfinite(hi):
+            # the certified μ: no ε of a dense grid has δ(ε) above δ_μ(ε)
+            assert all(_delta_exact(pp, qq, x) <= _gdp_delta(hi, x) + mpmath.mpf(10) ** -30
+                       for x in grid)
+        if lo > 0:
+            # below the refuted end μ-GDP fails: some ε has δ(ε) above δ_{lo}(ε)
+            below = lo * (1 - mpmath.mpf(10) ** -6)
+            assert any(_delta_exact(pp, qq, x) > _gdp_delta(below, x) for x in grid + [top])
