@@ -101,6 +101,11 @@ def account(
     from privtools.certified.intervals import ends
 
     checks.int_range("steps", steps, 1, MAX_STEPS)
+    if plot is not None:
+        if not plot.strip():
+            raise ParameterError(f"--plot must be the path of a PNG file to write, got {plot!r}")
+        if not fdp:
+            raise ParameterError("--plot draws the trade-off band: it needs --fdp")
     dq = checks.number("delta", delta, positive=True)
     if not dq < 1:
         raise ParameterError(f"--delta must be in (0, 1), got {delta}")
