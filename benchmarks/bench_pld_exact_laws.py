@@ -84,13 +84,13 @@ def main(argv=None) -> int:
                      "question": "δ(0.01)", **r})
     result = {"machine": machine(), "rows": rows}
 
-    def report():
+    def report(result):
         print("laws read without a grid vs the grid forced (same run)")
         table = [[r["law"], str(r["k"]), r["question"], f"{r['exact']['width']:.1e}",
                   f"{r['grid']['width']:.1e}", fmt_number(r["exact"]["seconds"]),
                   fmt_number(r["grid"]["seconds"]),
                   fmt_number(r["grid"]["seconds"] / max(r["exact"]["seconds"], 1e-9))]
-                 for r in rows]
+                 for r in result["rows"]]
         print_table(["law", "k", "question", "width exact", "width grid", "s exact",
                      "s grid", "grid/exact"], table, "lrlrrrrr")
     return emit(result, args.json, report)
