@@ -43,6 +43,7 @@ from flint import arb
 
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
+from privtools.errors import ParameterError
 
 from ..gaussian import gaussian_curve
 from . import PrivacyLossDistribution
@@ -276,7 +277,6 @@ def _lower(x: Fraction) -> mpmath.mpf:
 def approx_dp_tradeoff(epsilon, delta, alpha) -> _intervals.Interval:
     """Certified f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): the trade-off
     function of (ε, δ)-DP (Dong, Roth and Su 2022, Proposition 2.5) — (ε, δ) to f-DP."""
-    from privtools.errors import ParameterError
     e, d, a = Fraction(epsilon), Fraction(delta), Fraction(alpha)
     if e < 0:
         raise ParameterError(f"epsilon must be >= 0, got {epsilon!r}")

