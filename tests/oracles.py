@@ -95,3 +95,20 @@ def gaussian_pair_epsilon(m1, s1, m2, s2, delta, tol=Fraction(1, 10**9)) -> mpma
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if over(mid) else (lo, mid)
     return (lo + hi) / 2
+
+
+def rr_delta(eps: Fraction, k: int, target, dps: int = 150) -> mpmath.mpf:
+    """Exact δ(target) of k-fold ε-randomized response: loss (k − 2i)ε with binomial masses
+    (``target`` a Fraction or an mpf; ``dps`` digits resolve values down to 10^-dps)."""
+    with mpmath.workdps(dps):
+        e = mp(eps)
+        t = target if isinstance(target, mpmath.mpf) else mp(target)
+        p = mpmath.e ** e / (1 + mpmath.e ** e)
+        total = mpmath.mpf(0)
+        for i in range(k + 1):
+            loss = (k - 2 * i) * e
+            if loss <= t:
+                break
+            total += mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i \
+                * (1 - mpmath.e ** (t - loss))
+        return total

@@ -382,7 +382,7 @@ class PldAccountant(Accountant):
         (r, c), = merged.values()
         key = (id(r), c)
         if self._exact_cache is None or self._exact_cache[0] != key:
-            self._exact_cache = (key, r, exact_law(r, c, self._tail, self._prec))
+            self._exact_cache = (key, r, exact_law(r, c, self._prec))
         return self._exact_cache[2]
 
     def _reader(self):

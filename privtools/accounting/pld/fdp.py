@@ -47,7 +47,6 @@ from privtools.errors import ParameterError
 
 from ..gaussian import gaussian_curve
 from . import PrivacyLossDistribution
-from .readers import AtomicLaw, SampledGaussianLaw
 
 __all__ = ["Profile", "profiles", "gaussian_profile", "tradeoff_band", "gdp_interval",
            "approx_dp_tradeoff", "TRADEOFF_TOL", "MAX_READS"]
@@ -76,11 +75,7 @@ def profiles(reader) -> list[Profile]:
     (:class:`~privtools.accounting.pld.PrivacyLossDistribution`) or an exact law."""
     if isinstance(reader, PrivacyLossDistribution):
         return [_grid_profile(up, low) for up, low in reader.directions]
-    if isinstance(reader, AtomicLaw):
-        return [side.bounds for side in reader.sides]
-    if isinstance(reader, SampledGaussianLaw):
-        return reader.directions()
-    raise TypeError(f"no privacy profile for {type(reader).__name__}")
+    return reader.directions()                  # an exact law (readers)
 
 
 def gaussian_profile(mu2: Fraction) -> Profile:

@@ -33,10 +33,15 @@ from privtools.certified import intervals as _intervals
 from . import DEFAULT_PREC
 from .cells import Cells
 
-__all__ = ["ATOM_WIDTH", "is_atom", "AtomicLaw", "SampledGaussianLaw"]
+__all__ = ["ATOM_WIDTH", "is_atom", "is_zero", "AtomicLaw", "SampledGaussianLaw"]
 
 ATOM_WIDTH = Fraction(1, 2**100)   # a cell is an atom when its loss range is this narrow
 _BITS = 64                         # bisection steps of ε(δ)
+
+
+def is_zero(x: arb) -> bool:
+    """Whether a mass ball is exactly 0 (not merely holding 0)."""
+    return x.is_exact() and x == 0
 
 
 def is_atom(lo, hi) -> bool:
@@ -56,8 +61,14 @@ class _Reader:
 
     prec: int = DEFAULT_PREC
 
-    def _bounds(self, eps: Fraction) -> tuple[arb, arb]:
+    def directions(self) -> list:
+        """Each direction's profile: exact ε (any sign) → certified (lower, upper) ends of
+        that direction's δ(ε)."""
         raise NotImplementedError
+
+    def _bounds(self, eps: Fraction) -> tuple[arb, arb]:
+        """The larger of the directions' δ(ε), certified ends."""
+        return _max_ends([h(eps) for h in self.directions()])
 
     def _right(self) -> Fraction:
         """An ε beyond which δ no longer falls (or falls below any δ asked)."""
@@ -122,7 +133,7 @@ class _Side:
             atoms, unknown, p_inf = [], arb(0), cells.p_inf.nonnegative_part()
             for p, q, lo, hi in cells.cells:
                 p, q = p.nonnegative_part(), q.nonnegative_part()
-                if q.is_exact() and q == 0:
+                if is_zero(q):
                     p_inf += p                      # Q = 0 here: loss +∞
                 elif is_atom(lo, hi):
                     atoms.append((_arb.to_arb(lo), p, q))
@@ -173,9 +184,8 @@ class AtomicLaw(_Reader):
         self.sides = [_Side(cells, prec)] if symmetric else \
             [_Side(cells, prec), _Side(cells.reversed(), prec)]
 
-    def _bounds(self, eps):
-        ends = [s.bounds(eps) for s in self.sides]
-        return _max_ends(ends)
+    def directions(self) -> list:
+        return [side.bounds for side in self.sides]
 
     def _right(self):
         top = max((float(s.losses[-1].mid()) for s in self.sides if s.losses), default=0.0)
@@ -229,17 +239,6 @@ class SampledGaussianLaw(_Reader):
             d = which(_arb.to_arb(eps).exp(), m, (2 * m).sqrt(), _arb.to_arb(self.rate))
             lo = arb(d.lower()) if d.lower() > 0 else arb(0)
             return lo, arb(d.upper()) if d.upper() > 0 else arb(0)
-
-    def _bounds(self, eps):
-        with _arb.precision(self.prec + 64):
-            e = _arb.to_arb(eps).exp()
-            m = _arb.to_arb(self.mu)
-            s = (2 * m).sqrt()
-            g = _arb.to_arb(self.rate)
-            d = _arb.exact_max(_arb.exact_max(self._remove(e, m, s, g),
-                                              self._add(e, m, s, g)), arb(0))
-            lo = arb(d.lower()) if d.lower() > 0 else arb(0)
-            return lo, arb(d.upper())
 
     def _right(self):
         # the remove direction's δ at e^t = 1 + (e^ε − 1)/γ falls like Φ((μ − t)/s): t past

@@ -21,7 +21,7 @@ beyond ``tail`` at either end of the loss range move into the cell of unknown lo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
@@ -32,17 +32,13 @@ from privtools.certified import balls as _arb
 from . import DEFAULT_PREC, DEFAULT_TAIL
 from .cells import Cells, loss_moments
 from .events import Release
-from .readers import AtomicLaw, SampledGaussianLaw, is_atom
+from .readers import AtomicLaw, SampledGaussianLaw, is_atom, is_zero
 
 __all__ = ["MAX_ATOMS", "exact_law", "repeated_release"]
 
 MAX_ATOMS = 2**17             # composed atoms listed at most (else the grid composes)
 MAX_PARTS = 16                # atoms of the release at most (a sparse law)
 _PLAN_STEP = Fraction(1)      # the step handed to an atomic release's cells (unused by it)
-
-
-def _exact_zero(x: arb) -> bool:
-    return x.is_exact() and x == 0
 
 
 @dataclass
@@ -67,9 +63,9 @@ def _split(cells: Cells) -> _Parts | None:
         p, q = p.nonnegative_part(), q.nonnegative_part()
         if not (p.upper() > 0 or q.upper() > 0):
             continue
-        if _exact_zero(q):
+        if is_zero(q):
             out.p_inf += p
-        elif _exact_zero(p):
+        elif is_zero(p):
             out.q_inf += q
         elif is_atom(lo, hi):
             out.atoms.append((p, q, lo))
@@ -123,7 +119,7 @@ def _powers(x: arb, k: int) -> list[arb]:
 def _rest(total: arb, extra: arb, k: int) -> arb:
     """total^k − (total − extra)^k: the mass of the k-tuples with a coordinate in a part of
     mass ``extra`` (exactly 0 when that part is exactly empty)."""
-    if extra.is_exact() and extra == 0:
+    if is_zero(extra):
         return arb(0)
     return (total ** k - (total - extra) ** k).nonnegative_part()
 
@@ -134,6 +130,7 @@ class _Repeated(Release):
 
     inner: Release
     count: int
+    parts: _Parts = field(repr=False)
     tail: Fraction = DEFAULT_TAIL
     prec: int = DEFAULT_PREC
 
@@ -144,7 +141,7 @@ class _Repeated(Release):
     @cached_property
     def _cells(self) -> Cells:
         with _arb.precision(self.prec + 32):
-            parts = _split(self.inner.cells(_PLAN_STEP, self.prec))
+            parts = self.parts
             atoms, k = parts.atoms, self.count
             pw_p = [_powers(a[0], k) for a in atoms]
             pw_q = [_powers(a[1], k) for a in atoms]
@@ -219,7 +216,7 @@ def _atomic(release: Release, count: int, tail, prec: int) -> _Repeated | None:
     m = len(parts.atoms)
     if math.comb(count + m - 1, m - 1) > MAX_ATOMS:
         return None
-    return _Repeated(release, count, Fraction(tail), prec)
+    return _Repeated(release, count, parts, Fraction(tail), prec)
 
 
 def repeated_release(release: Release, count: int, tail: Fraction = DEFAULT_TAIL,
@@ -230,16 +227,14 @@ def repeated_release(release: Release, count: int, tail: Fraction = DEFAULT_TAIL
     return _atomic(release, count, tail, prec) if count >= 2 else None
 
 
-def atomic_law(release: Release, count: int, tail: Fraction = DEFAULT_TAIL,
-               prec: int = DEFAULT_PREC) -> AtomicLaw | None:
+def atomic_law(release: Release, count: int, prec: int = DEFAULT_PREC) -> AtomicLaw | None:
     """The ``count``-fold composition of an atomic release as an :class:`AtomicLaw`, read
     without a grid; None where :func:`repeated_release` would refuse."""
     rep = _atomic(release, count, Fraction(0), prec)     # read exactly: nothing trimmed
     return None if rep is None else AtomicLaw(rep.cells(None, prec), rep.symmetric, prec)
 
 
-def exact_law(release: Release, count: int, tail: Fraction = DEFAULT_TAIL,
-              prec: int = DEFAULT_PREC):
+def exact_law(release: Release, count: int, prec: int = DEFAULT_PREC):
     """``count`` copies of ``release`` as a law read without a grid
     (:mod:`~privtools.accounting.pld.readers`): one sampled Gaussian in closed form, or
     the atomic composition; None otherwise."""
@@ -247,4 +242,4 @@ def exact_law(release: Release, count: int, tail: Fraction = DEFAULT_TAIL,
     if count == 1 and getattr(inner, "kind", None) == "gaussian" \
             and getattr(release, "rate", None) is not None:
         return SampledGaussianLaw(inner.a, release.rate, prec)
-    return atomic_law(release, count, tail, prec)
+    return atomic_law(release, count, prec)

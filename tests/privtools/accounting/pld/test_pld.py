@@ -35,6 +35,7 @@ from privtools.accounting import (
 from privtools.certified.intervals import ends
 from privtools.errors import ParameterError
 from privtools.exact import ExactPMF
+from tests import oracles
 
 
 def _contains(iv, x) -> bool:
@@ -64,29 +65,13 @@ def test_thousand_releases_meet_the_target():
 
 
 # ------------------------------------------------------------------------ exact oracles
-def _rr_delta(eps: Fraction, k: int, target: Fraction) -> mpmath.mpf:
-    """δ(ε') of k-fold randomized response: loss (k − 2i)ε with Binomial masses (at 150
-    digits: the certified interval can be ~1e-70 wide)."""
-    with mpmath.workdps(150):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        t = mpmath.mpf(target.numerator) / target.denominator
-        p = mpmath.e ** e / (1 + mpmath.e ** e)
-        total = mpmath.mpf(0)
-        for i in range(k + 1):
-            loss = (k - 2 * i) * e
-            if loss > t:
-                w = mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i
-                total += w * (1 - mpmath.e ** (t - loss))
-        return total
-
-
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(num=st.integers(1, 30), k=st.integers(1, 40), t=st.integers(0, 60))
 def test_randomized_response_matches_closed_form(num, k, t):
     eps = Fraction(num, 20)
     target = Fraction(t, 10)
     acc = PldAccountant().compose(PureDPEvent(eps), count=k)
-    exact = _rr_delta(eps, k, target)
+    exact = oracles.rr_delta(eps, k, target)
     assert _contains(acc.delta(target).interval, exact)
 
 

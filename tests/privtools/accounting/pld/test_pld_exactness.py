@@ -20,22 +20,15 @@ from hypothesis import strategies as st
 from privtools.accounting import PldAccountant
 from privtools.accounting.sampled_events import ApproxDPEvent
 from privtools.certified.intervals import ends
+from tests import oracles
 
 
 def _approx_delta(eps: Fraction, delta: Fraction, k: int, t) -> mpmath.mpf:
     """Exact δ(t) of k-fold (ε, δ)-DP's dominating pair (200 digits; ``t`` any real)."""
     with mpmath.workdps(200):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        t = mpmath.mpf(t) if not isinstance(t, Fraction) else \
-            mpmath.mpf(t.numerator) / t.denominator
-        d = mpmath.mpf(delta.numerator) / delta.denominator
-        p = mpmath.e ** e / (1 + mpmath.e ** e)
-        rr = mpmath.mpf(0)
-        for i in range(k + 1):
-            loss = (k - 2 * i) * e
-            if loss <= t:
-                break
-            rr += mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i * (1 - mpmath.e ** (t - loss))
+        t = mpmath.mpf(t) if not isinstance(t, Fraction) else oracles.mp(t)
+        d = oracles.mp(delta)
+        rr = oracles.rr_delta(eps, k, t, dps=200)
         return 1 - (1 - d) ** k + (1 - d) ** k * rr
 
 

@@ -21,26 +21,16 @@ from hypothesis import strategies as st
 
 from privtools.accounting import DiscreteLaplaceEvent, PldAccountant, PureDPEvent
 from privtools.certified.intervals import ends
+from tests import oracles
 
 TAILS = (Fraction(1, 10**10), Fraction(1, 10**60), Fraction(1, 10**120),
          Fraction(1, 10**200), Fraction(1, 10**300))
 
 
 def _rr_delta(eps: Fraction, k: int, target: Fraction) -> mpmath.mpf:
-    """Exact δ(target) of k-fold ε-randomized response: loss (k − 2i)ε with binomial
-    masses (700 digits: values down to 1e-600 are resolved)."""
-    with mpmath.workdps(700):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        t = mpmath.mpf(target.numerator) / target.denominator
-        p = mpmath.e ** e / (1 + mpmath.e ** e)
-        total = mpmath.mpf(0)
-        for i in range(k + 1):
-            loss = (k - 2 * i) * e
-            if loss <= t:
-                break
-            total += mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i \
-                * (1 - mpmath.e ** (t - loss))
-        return total
+    """Exact δ(target) of k-fold ε-randomized response at 700 digits (values down to
+    1e-600 are resolved)."""
+    return oracles.rr_delta(eps, k, target, dps=700)
 
 
 def _contains(iv, x) -> bool:
