@@ -112,3 +112,27 @@ def rr_delta(eps: Fraction, k: int, target, dps: int = 150) -> mpmath.mpf:
             total += mpmath.binomial(k, i) * p ** (k - i) * (1 - p) ** i \
                 * (1 - mpmath.e ** (t - loss))
         return total
+
+
+def two_point_delta(p, q, k: int, eps) -> mpmath.mpf:
+    """Exact δ(ε) of the k-fold product of a pair (p, q) on two points, by enumeration of
+    the binomial counts (masses as mpfs; ``eps`` a Fraction or an mpf)."""
+    e = mpmath.e ** (eps if isinstance(eps, mpmath.mpf) else mp(eps))
+    total = mpmath.mpf(0)
+    for j in range(k + 1):
+        c = mpmath.binomial(k, j)
+        pj = c * p[0] ** j * p[1] ** (k - j)
+        qj = c * q[0] ** j * q[1] ** (k - j)
+        total += max(pj - e * qj, 0)
+    return total
+
+
+def sampled_rr_pair(eps0, rate):
+    """The pair (γP + (1 − γ)Q, Q) of randomized response at ε₀ sampled at rate γ, as two
+    two-point laws of mpfs."""
+    e = mpmath.e ** mp(eps0)
+    p = (e / (1 + e), 1 / (1 + e))
+    q = (p[1], p[0])
+    g = mp(rate)
+    mix = (g * p[0] + (1 - g) * q[0], g * p[1] + (1 - g) * q[1])
+    return mix, q

@@ -95,6 +95,7 @@ from .sampled_events import (
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
     ShuffledEvent,
+    TruncatedPoissonSampledEvent,
 )
 
 __all__ = [
@@ -141,6 +142,7 @@ __all__ = [
     "PmfPairEvent",
     "NoiseEvent",
     "PoissonSampledEvent",
+    "TruncatedPoissonSampledEvent",
     "SampledWithoutReplacementEvent",
     "RandomAllocationEvent",
     "ShuffledEvent",

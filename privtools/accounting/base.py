@@ -93,6 +93,8 @@ def check_relation(value) -> str:
 _ALTERNATIVE = {
     ("PoissonSampledEvent", REPLACE_ONE): ", or sample fixed-size batches "
     "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
+    ("TruncatedPoissonSampledEvent", REPLACE_ONE): ", or sample fixed-size batches "
+    "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
     ("RandomAllocationEvent", REPLACE_ONE): ", or sample fixed-size batches "
     "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
     ("SampledWithoutReplacementEvent", ADD_REMOVE): ", or sample with PoissonSampledEvent "

@@ -58,9 +58,11 @@ def _relation(event: DpEvent, neighbouring) -> str:
 
 
 def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels,
-            neighbouring=None) -> bool:
+            neighbouring=None, seen: dict | None = None) -> bool:
     """True iff ε(δ) at ``s`` is certified <= eps; False if certified > eps or undecided
-    (a value beyond the accountant's limits is never certified)."""
+    (a value beyond the accountant's limits is never certified). ``seen[s]``, when given,
+    receives the last certified interval's ends (floats: for choosing the next trial only,
+    never for a decision)."""
     event = make(s)
     if not isinstance(event, DpEvent):
         raise ParameterError(f"make must return a DpEvent, got {type(event).__name__} for "
@@ -76,6 +78,8 @@ def _decide(make, s, count: int, eps: Fraction, delta: Fraction, levels,
         acc = PldAccountant(max_points=points, neighbouring=relation)
         r = acc.compose(event, count).epsilon(delta)
         lo, hi = _intervals.ends(r.interval)
+        if seen is not None:
+            seen[s] = (float(lo), float(hi))
         if hi <= eps_lo:
             return True
         if lo > eps_hi:
@@ -107,8 +111,10 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
     def value(x: Fraction):
         return int(x) if integer else float(x)
 
+    seen: dict = {}
+
     def ok(x: Fraction) -> bool:
-        return _decide(make, value(x), count, eps, dq, levels, neighbouring)
+        return _decide(make, value(x), count, eps, dq, levels, neighbouring, seen)
 
     def snap(x: Fraction) -> Fraction:
         if integer:
@@ -120,7 +126,9 @@ def calibrate(make: Callable[[float], DpEvent], *, count: int = 1, epsilon, delt
     a, b = _bracket(ok, snap, a, b, integer, eps, dq)
     if ok(a):
         return value(a)
-    return value(_narrow(ok, snap, a, b, integer, rtol))
+    guess = None if integer else (lambda a, b: _guess(seen.get(value(a)), seen.get(value(b)),
+                                                      a, b, eps))
+    return value(_narrow(ok, snap, a, b, integer, rtol, guess))
 
 
 def _check_calibration(make, count, epsilon, delta, rtol, levels, neighbouring):
@@ -162,18 +170,47 @@ def _bracket(ok, snap, a, b, integer: bool, eps: Fraction, dq: Fraction):
     return a, b
 
 
-def _narrow(ok, snap, a, b, integer: bool, rtol: float):
-    """Bisect ``[a, b]`` with ``ok(b)`` and not ``ok(a)`` down to ``rtol`` (1 for integers):
-    the certified end."""
-    while (b - a) > (1 if integer else Fraction(rtol) * b):
-        m = snap((a + b) / 2)
-        if m in (a, b):
+def _narrow(ok, snap, a, b, integer: bool, rtol: float, guess=None):
+    """Narrow ``[a, b]`` with ``ok(b)`` and not ``ok(a)`` down to ``rtol`` (1 for integers):
+    the certified end. Each step tries the point where the ends' ε intervals place the
+    target (``guess``), just above it and then just below it — two trials close a bracket
+    the guess is right about — and bisects when it has no guess inside the bracket; every
+    move of an end is a decision of ``ok``, so the answer is certified either way."""
+    width = 1 if integer else Fraction(rtol) * b
+    while (b - a) > width:
+        g = guess(a, b) if guess is not None else None
+        tries = ([] if g is None else
+                 [snap(g * (1 + Fraction(rtol) / 4)), snap(g * (1 - Fraction(rtol) / 4))])
+        tries = [m for m in tries if a < m < b] or [snap((a + b) / 2)]
+        moved = False
+        for m in tries:
+            if not a < m < b:           # an end already moved past it
+                continue
+            moved = True
+            if ok(m):
+                b = m
+            else:
+                a = m
+        if not moved:                   # no representable point left inside
             break
-        if ok(m):
-            b = m
-        else:
-            a = m
+        width = 1 if integer else Fraction(rtol) * b
     return b
+
+
+def _guess(at_a, at_b, a: Fraction, b: Fraction, eps: Fraction) -> Fraction | None:
+    """Where ε(δ) crosses ``eps`` between ``a`` and ``b``, interpolating log ε (the middle
+    of each end's certified interval) linearly in log s; None without two finite, positive
+    readings or when the line does not cross inside the bracket."""
+    if at_a is None or at_b is None:
+        return None
+    ya, yb = (math.log(sum(v) / 2) if 0 < sum(v) < math.inf else None for v in (at_a, at_b))
+    if ya is None or yb is None or ya == yb:
+        return None
+    la, lb, y = math.log(a), math.log(b), math.log(eps)
+    t = (y - ya) / (yb - ya)
+    if not 0 < t < 1:
+        return None
+    return Fraction(math.exp(la + t * (lb - la)))
 
 
 def calibrate_grid(releases: Callable[[Fraction], Iterable[tuple[DpEvent, int]]], *,

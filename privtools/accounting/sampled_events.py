@@ -2,6 +2,9 @@
 
     PoissonSampledEvent(event, q)          ``event`` run on a Poisson subsample: each record
                                            in independently with probability q (add/remove)
+    TruncatedPoissonSampledEvent(event, q, max_batch, population)
+                                           the same, with any batch above ``max_batch``
+                                           records cut down to it (add/remove)
     SampledWithoutReplacementEvent(event, batch, population)
                                            ``event`` run on ``batch`` records drawn without
                                            replacement from ``population`` (replace-one)
@@ -31,8 +34,9 @@ from privtools.validation import check_int, to_fraction
 from .base import check_relation
 from .events import ComposedEvent, DpEvent, PureDPEvent, RepeatedEvent, _set
 
-__all__ = ["PoissonSampledEvent", "SampledWithoutReplacementEvent", "RandomAllocationEvent",
-           "ShuffledEvent", "ApproxDPEvent"]
+__all__ = ["PoissonSampledEvent", "TruncatedPoissonSampledEvent",
+           "SampledWithoutReplacementEvent", "RandomAllocationEvent", "ShuffledEvent",
+           "ApproxDPEvent"]
 
 
 def _single(name: str, event) -> DpEvent:
@@ -78,6 +82,33 @@ class PoissonSampledEvent(DpEvent):
     def __post_init__(self):
         _set(self, "event", _single("event", self.event))
         _set(self, "q", _rate("q", self.q))
+        _relation(self.neighbouring, ADD_REMOVE, "Poisson subsampling")
+
+
+@dataclass(frozen=True)
+class TruncatedPoissonSampledEvent(DpEvent):
+    """``event`` run on a Poisson subsample at rate ``q`` whose size is capped: a batch of
+    more than ``max_batch`` records is cut down to ``max_batch`` (by any rule: the first
+    ones, a random subset) — the fixed-shape batches of compiled DP-SGD. ``population``:
+    the most records a dataset it runs on may hold (add/remove neighbours differ by one, so
+    the larger of the two).
+
+    Accounted as Poisson sampling plus a coupling term: the capped and uncapped runs differ
+    only when a batch is cut, with probability at most η = P(Bin(population, q) >
+    max_batch) per step, so over k steps (adaptive: a union bound) δ(ε) grows by at most
+    (1 + e^ε)·kη (:mod:`~privtools.accounting.pld.coupling`)."""
+
+    event: DpEvent
+    q: Fraction
+    max_batch: int
+    population: int
+    neighbouring: str = ADD_REMOVE
+
+    def __post_init__(self):
+        _set(self, "event", _single("event", self.event))
+        _set(self, "q", _rate("q", self.q))
+        _set(self, "max_batch", check_int("max_batch", self.max_batch, minimum=1))
+        _set(self, "population", check_int("population", self.population, minimum=1))
         _relation(self.neighbouring, ADD_REMOVE, "Poisson subsampling")
 
 
@@ -164,5 +195,6 @@ class ApproxDPEvent(DpEvent):
         _set(self, "delta", d)
 
 
-_SAMPLED_TYPES = (PoissonSampledEvent, SampledWithoutReplacementEvent, RandomAllocationEvent,
+_SAMPLED_TYPES = (PoissonSampledEvent, TruncatedPoissonSampledEvent,
+                  SampledWithoutReplacementEvent, RandomAllocationEvent,
                   ShuffledEvent)

@@ -40,6 +40,7 @@ __all__ = [
     "exact_nonneg",
     "exact_max",
     "exact_min",
+    "binomial_tail",
 ]
 
 
@@ -166,3 +167,27 @@ def has_digits(x: arb, dps: int) -> bool:
     if x.is_zero() or not x.is_finite():
         return False
     return x.rel_accuracy_bits() >= bits_for_dps(dps)
+
+
+def binomial_tail(trials: int, prob: arb, j: int) -> arb:
+    """Ball around P(Bin(trials, prob) >= j), summed upward from the pmf at ``j`` with a
+    geometric bound on the remainder once the term ratio is below 1/2 and the terms below
+    2^-200 of the sum (at the caller's working precision)."""
+    if j <= 0:
+        return arb(1)
+    if j > trials:
+        return arb(0)
+    lp = (-prob).log1p()
+    # pmf(j) = C(trials, j) prob^j (1 − prob)^(trials − j)
+    term = arb(math.comb(trials, j)) * prob ** j * ((trials - j) * lp).exp()
+    total = arb(0)
+    i = j
+    while True:
+        total += term
+        if i == trials:
+            return total
+        r = arb(trials - i) / (i + 1) * prob / (1 - prob)
+        if r < arb(1) / 2 and term < total * arb(2) ** -200:
+            return total + term * r / (1 - r) * arb("0 +/- 1")
+        term = term * r
+        i += 1

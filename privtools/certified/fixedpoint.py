@@ -2,10 +2,14 @@
 of two toward +∞ (``up``) or −∞ (``down``) in Python integers.
 
 Python's ``>>`` on an ``int`` is a floor for either sign, so ``-((-x) >> bits)`` is the
-ceiling. Integer polynomials are rounded coefficient by coefficient through Python
-integers: python-flint's ``fmpz_poly // int`` does not floor a quotient that lies in
-(−1, 0) (it returns 0), so the usual ``-((-p) // d)`` ceiling drops every positive
-coefficient below ``d`` — the reason this helper exists.
+ceiling. Integer polynomials of any signs are rounded coefficient by coefficient through
+Python integers (:func:`shift_poly`): python-flint's ``fmpz_poly // int`` does not floor a
+quotient that lies in (−1, 0) (it returns 0), so the usual ``-((-p) // d)`` ceiling drops
+every positive coefficient below ``d`` — the reason this helper exists.
+
+Masses are never negative, and for a non-negative numerator every quotient is >= 0, where
+``//`` is a true floor: :func:`floor_masses` floors inside FLINT (no Python integer per
+coefficient) and returns the total remainder, its signs being the caller's invariant.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from flint import fmpz_poly
 
 from privtools.errors import ParameterError
 
-__all__ = ["DIRECTIONS", "shift", "shift_poly"]
+__all__ = ["DIRECTIONS", "shift", "shift_poly", "floor_masses"]
 
 DIRECTIONS = ("up", "down")
 
@@ -50,3 +54,18 @@ def shift_poly(poly: fmpz_poly, bits: int, direction: str) -> fmpz_poly:
     else:
         coeffs = [int(c) >> b for c in poly.coeffs()]
     return fmpz_poly(coeffs)
+
+
+def floor_masses(poly: fmpz_poly, bits: int) -> tuple[fmpz_poly, int]:
+    """Every coefficient of ``poly`` divided by 2^bits and floored, inside FLINT, with the
+    total remainder Σ (c_i mod 2^bits) in the input's units — for coefficients that are all
+    >= 0 (masses), where ``//`` is a true floor (every quotient is >= 0). The signs are the
+    caller's invariant: a :class:`~privtools.accounting.pld.LossGrid`'s masses are built
+    non-negative and stay so under products and sums. Rounding *up* may then move the
+    remainder, rounded up, to one place (an upper side puts it at loss +∞), instead of one
+    unit per coefficient."""
+    b = _bits(bits)
+    if poly.length() == 0 or b == 0:
+        return poly, 0
+    q = poly // (1 << b)
+    return q, int(poly(1)) - (int(q(1)) << b)

@@ -17,7 +17,6 @@ certified privacy-loss distributions of :class:`~privtools.accounting.PldAccount
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
 
 import mpmath
@@ -192,7 +191,7 @@ def pool_participations(pool: int, n: int, horizon: int, beta
         b_ball = _arb.to_arb(b)
         J = None
         for j in range(1, min(n, MAX_MULTIPLICITY) + 1):
-            over = batches * _binomial_tail(n, q, j + 1)       # some batch counts > j times
+            over = batches * _arb.binomial_tail(n, q, j + 1)       # some batch counts > j times
             if over <= b_ball / (j + 1):
                 J = j
                 break
@@ -203,35 +202,13 @@ def pool_participations(pool: int, n: int, horizon: int, beta
         share = b_ball / (J + 1)
         ks, total = [], over
         for j in range(1, J + 1):
-            k, tail = _binomial_quantile(batches, _binomial_tail(n, q, j), share)
+            k, tail = _binomial_quantile(batches, _arb.binomial_tail(n, q, j), share)
             ks.append(min(k, ks[-1]) if ks else k)
             total = total + tail
         bound = _intervals.exact_rational(_arb.upper_mpf(total))
     ks.append(0)
     profile = tuple((j + 1, ks[j] - ks[j + 1]) for j in range(J) if ks[j] - ks[j + 1] > 0)
     return profile or ((1, 0),), min(bound, Fraction(1))
-
-
-def _binomial_tail(trials: int, prob: arb, j: int) -> arb:
-    """Ball around P(Bin(trials, prob) >= j), summed upward with a geometric remainder."""
-    if j <= 0:
-        return arb(1)
-    if j > trials:
-        return arb(0)
-    lp = (-prob).log1p()
-    # pmf(j) = C(trials, j) prob^j (1 − prob)^(trials − j)
-    term = arb(math.comb(trials, j)) * prob ** j * ((trials - j) * lp).exp()
-    total = arb(0)
-    i = j
-    while True:
-        total += term
-        if i == trials:
-            return total
-        r = arb(trials - i) / (i + 1) * prob / (1 - prob)
-        if r < arb(1) / 2 and term < total * arb(2) ** -200:
-            return total + term * r / (1 - r) * arb("0 +/- 1")
-        term = term * r
-        i += 1
 
 
 def _binomial_quantile(trials: int, prob: arb, beta: arb) -> tuple[int, arb]:

@@ -28,6 +28,7 @@ response) keep ``upper`` and ``lower`` equal up to Arb's radius.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from contextlib import contextmanager
@@ -47,16 +48,54 @@ from privtools.errors import ParameterError
 from privtools.validation import to_fraction
 
 __all__ = ["LossGrid", "PrivacyLossDistribution", "DEFAULT_PREC", "DEFAULT_TAIL", "FIXED_BITS",
-           "fixed"]
+           "fixed", "Level", "FULL", "level_for"]
 
 DEFAULT_PREC = 192                      # Arb working precision (bits)
 DEFAULT_TAIL = Fraction(1, 10**60)      # mass allowed to move per truncation
 SIDES = ("upper", "lower")
 
 
-FIXED_BITS = 256                         # masses are integers in units of 2^-256
-_SCALE_INT = 2**FIXED_BITS
+FIXED_BITS = 256                         # masses are integers in units of 2^-256 (the
+                                         # default; a grid may be held coarser: ``bits``)
 _SCALE = arb(2) ** FIXED_BITS
+
+
+@dataclass(frozen=True, order=True)
+class Level:
+    """How finely a composition is held: masses in units of 2^-``bits``, at most ``tail`` of
+    mass moved per truncation. Both only loosen a certified end (rounding is outward,
+    truncated mass moves up to +∞ or is dropped); a grid read at δ needs them far below δ,
+    not at 2^-256."""
+
+    bits: int
+    tail: Fraction
+
+    def covers(self, other: Level) -> bool:
+        """Whether this level is at least as fine as ``other`` in both respects."""
+        return self.bits >= other.bits and self.tail <= other.tail
+
+
+FULL = Level(FIXED_BITS, DEFAULT_TAIL)
+#: margin, in powers of two, between the δ read and the mass a level may move: a truncation
+#: moves at most δ·2^-40 and a product at most 2^-32 of that per grid point
+LEVEL_MARGIN = 40
+
+
+def level_for(delta) -> Level:
+    """The coarsest level whose rounding and truncation stay below δ·2^-40 in all (δ > 0):
+    tail 2^-t with t = ⌈log2(1/δ)⌉ + 40, masses in units of 2^-bits with bits the multiple
+    of 32 at or above t + 32 — every product then moves at most 2^-32 of the tail per grid
+    point, and a composition holds at most 2^22 points and a few hundred products.
+    :data:`FULL` once that reaches it (δ below about 1e-48)."""
+    d = Fraction(delta)
+    if d <= 0:
+        return FULL
+    t = (d.denominator // d.numerator).bit_length() + LEVEL_MARGIN   # >= log2(1/δ) + 40
+    tail = Fraction(1, 1 << t)
+    bits = max(64, -(-(t + 32) // 32) * 32)
+    if tail <= DEFAULT_TAIL or bits >= FIXED_BITS:
+        return FULL
+    return Level(bits, tail)
 
 
 def _ceil_ball(x: arb) -> int:
@@ -72,14 +111,15 @@ def _floor_div(x: Fraction, step: Fraction) -> int:
     return math.floor(x / step)
 
 
-def fixed(ball: arb, side: str) -> int:
-    """A ball's mass in units of 2^-FIXED_BITS, rounded outward for the side: up (upper end,
+def fixed(ball: arb, side: str, bits: int = FIXED_BITS) -> int:
+    """A ball's mass in units of 2^-bits, rounded outward for the side: up (upper end,
     ceiling) for ``upper``, down (lower end, floor, at least 0) for ``lower``."""
-    with _arb.precision(FIXED_BITS + 64):
+    scale = _SCALE if bits == FIXED_BITS else arb(2) ** bits
+    with _arb.precision(bits + 64):
         if side == "upper":
-            x = (ball.upper() * _SCALE).ceil()
+            x = (ball.upper() * scale).ceil()
         else:
-            x = (ball.lower() * _SCALE).floor()
+            x = (ball.lower() * scale).floor()
     v = int(x.unique_fmpz())
     return max(v, 0)
 
@@ -101,11 +141,14 @@ def _threads():
 class LossGrid:
     """One certified side of a privacy-loss distribution.
 
-    ``masses[i]`` is the P-mass at loss ``offset + (start + i)·step`` in units of
-    2^-FIXED_BITS (exact integers: composition is exact integer convolution, each product
+    ``masses[i]`` is the P-mass at loss ``offset + (start + i)·step`` in units of 2^-bits
+    (exact non-negative integers: composition is exact integer convolution, each product
     rounded outward for the side); ``infinity`` the P-mass where Q = 0 (loss +∞), in the
     same units. Masses need not sum to one: upper-side masses are upper bounds, lower-side
-    masses lower bounds.
+    masses lower bounds. ``bits`` (default :data:`FIXED_BITS`) is the fixed-point
+    precision: every product costs at most one unit of 2^-bits per grid point, so a grid
+    read only at δ far above 2^-bits may be held coarser (:meth:`coarsen`), and its
+    convolutions are cheaper.
     """
 
     side: str
@@ -115,6 +158,7 @@ class LossGrid:
     masses: tuple = field(repr=False, compare=False)
     infinity: int = field(default=0, repr=False, compare=False)
     prec: int = DEFAULT_PREC
+    bits: int = FIXED_BITS
 
     def __post_init__(self):
         if self.side not in SIDES:
@@ -123,6 +167,14 @@ class LossGrid:
             raise ParameterError("masses must be non-empty")
         if self.step <= 0:
             raise ParameterError(f"step must be > 0, got {self.step}")
+        if not (isinstance(self.bits, int) and 64 <= self.bits <= FIXED_BITS):
+            raise ParameterError(f"bits must be an int in [64, {FIXED_BITS}], got "
+                                 f"{self.bits!r}")
+
+    @cached_property
+    def _scale(self) -> arb:
+        """2^bits as an exact ball."""
+        return _SCALE if self.bits == FIXED_BITS else arb(2) ** self.bits
 
     @classmethod
     def from_balls(cls, side: str, offset: Fraction, step: Fraction, start: int, balls,
@@ -160,7 +212,7 @@ class LossGrid:
         return self.loss(0), self.loss(len(self) - 1)
 
     def total(self) -> int:
-        """Finite mass, in units of 2^-FIXED_BITS."""
+        """Finite mass, in units of 2^-bits."""
         if isinstance(self.masses, fmpz_poly):
             return int(self.masses(1))
         return sum(self.masses)
@@ -184,20 +236,45 @@ class LossGrid:
             raise ParameterError("cannot compose an upper side with a lower side")
         if self.step != other.step:
             raise ParameterError(f"steps differ ({self.step} vs {other.step}); regrid first")
+        if self.bits != other.bits:
+            raise ParameterError(f"fixed-point bits differ ({self.bits} vs {other.bits}); "
+                                 "coarsen first")
         with _threads():
             prod = self._poly * other._poly
         # tuples with at least one +∞ coordinate, under the product of the measures
         fa, fb = self.total(), other.total()
         wa, wb = self.infinity, other.infinity
         inf = wa * fb + wb * fa + wa * wb
-        way = "up" if self.side == "upper" else "down"      # every product rounded outward
-        prod = _fixedpoint.shift_poly(prod, FIXED_BITS, way)
-        inf = _fixedpoint.shift(inf, FIXED_BITS, way)
+        prod, inf = self._rounded(prod, inf, self.bits)
         if prod.length() == 0:
             prod = fmpz_poly([0])
         out = LossGrid(self.side, self.offset + other.offset, self.step,
-                       self.start + other.start, prod, inf, max(self.prec, other.prec))
+                       self.start + other.start, prod, inf, max(self.prec, other.prec),
+                       self.bits)
         return out.truncate(tail)
+
+    def _rounded(self, masses: fmpz_poly, inf: int, shift: int) -> tuple[fmpz_poly, int]:
+        """Masses and the +∞ mass divided by 2^shift, rounded outward for the side: each
+        mass floored; on the upper side the remainders, summed and rounded up, move to +∞
+        (mass moved up in loss only raises δ(ε), also after composition), on the lower
+        side they are dropped."""
+        q, rem = _fixedpoint.floor_masses(masses, shift)
+        if self.side == "upper":
+            return q, _fixedpoint.shift(inf + rem, shift, "up")
+        return q, _fixedpoint.shift(inf, shift, "down")
+
+    def coarsen(self, bits: int) -> LossGrid:
+        """The same side held in units of 2^-bits (``bits`` at most this grid's): every
+        mass rounded outward for the side (up on the upper side, down on the lower)."""
+        if not (isinstance(bits, int) and 64 <= bits <= self.bits):
+            raise ParameterError(f"bits must be an int in [64, {self.bits}], got {bits!r}")
+        if bits == self.bits:
+            return self
+        masses, inf = self._rounded(self._poly, self.infinity, self.bits - bits)
+        if masses.length() == 0:
+            masses = fmpz_poly([0])
+        return LossGrid(self.side, self.offset, self.step, self.start, masses, inf,
+                        self.prec, bits)
 
     def power(self, k: int, tail=DEFAULT_TAIL) -> LossGrid:
         """k-fold composition with itself (binary powering, truncating as it goes)."""
@@ -218,15 +295,26 @@ class LossGrid:
         +∞; lower — the low end is dropped, the high end rounded down onto the last kept."""
         ms = self.masses
         n = len(ms)
-        budget = int(Fraction(tail) / 2 * _SCALE_INT)
-        lo, low_mass = 0, 0
-        while lo < n - 1 and low_mass + ms[lo] <= budget:
-            low_mass += ms[lo]
-            lo += 1
-        hi, high_mass = n - 1, 0
-        while hi > lo and high_mass + ms[hi] <= budget:
-            high_mass += ms[hi]
-            hi -= 1
+        budget = int(Fraction(tail) / 2 * (1 << self.bits))
+        if isinstance(ms, fmpz_poly):
+            def low(k):                 # the sum of the k lowest masses, in FLINT
+                return int(ms.truncate(k)(1)) if k else 0
+
+            def high(k):                # the sum of the k highest
+                return int(ms.right_shift(n - k)(1)) if k else 0
+        else:
+            lows = [0, *itertools.accumulate(ms)]
+
+            def low(k):
+                return lows[k]
+
+            def high(k):
+                return lows[n] - lows[n - k]
+        lo = _trimmed(low, n - 1, budget)
+        low_mass = low(lo)
+        hi = _trimmed(high, n - 1 - lo, budget)
+        high_mass = high(hi)
+        hi = n - 1 - hi
         while hi > lo and ms[hi] == 0:
             hi -= 1
         while lo < hi and ms[lo] == 0:
@@ -247,7 +335,7 @@ class LossGrid:
         if not isinstance(kept, fmpz_poly):
             kept = tuple(kept)
         return LossGrid(self.side, self.offset, self.step, self.start + lo, kept, inf,
-                        self.prec)
+                        self.prec, self.bits)
 
     def regrid(self, step: Fraction, offset: Fraction = Fraction(0)) -> LossGrid:
         """The same side on the lattice ``offset + step·Z``: exact atoms stay, others are
@@ -259,7 +347,7 @@ class LossGrid:
         if step == self.step and (self.offset - offset) % step == 0:
             shift = (self.offset - offset) // step
             return LossGrid(self.side, offset, step, self.start + int(shift), self._seq,
-                            self.infinity, self.prec)
+                            self.infinity, self.prec, self.bits)
         base = self.offset + self.start * self.step - offset      # loss of masses[0] − offset
         ratio = self.step / step
         pos0 = base / step
@@ -271,7 +359,8 @@ class LossGrid:
                     new_int[j] = new_int.get(j, 0) + m
             lo, hi = min(new_int), max(new_int)
             masses = tuple(new_int.get(j, 0) for j in range(lo, hi + 1))
-            return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec)
+            return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec,
+                            self.bits)
         new: dict[int, arb] = {}
         exact: dict[int, int] = {}
         with _arb.precision(self.prec):
@@ -299,7 +388,8 @@ class LossGrid:
             lo, hi = min(keys), max(keys)
             masses = tuple(exact.get(j, 0) + (_ceil_ball(new[j]) if j in new else 0)
                            for j in range(lo, hi + 1))
-        return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec)
+        return LossGrid(self.side, offset, step, lo, masses, self.infinity, self.prec,
+                        self.bits)
 
     # ------------------------------------------------------------------ δ(ε) and ε(δ)
     @cached_property
@@ -316,7 +406,7 @@ class LossGrid:
                 s1[i] = s1[i + 1] + m
                 s2[i] = s2[i + 1] + m * e if m else s2[i + 1]
                 e = e / r
-            unit = arb(1) / _SCALE
+            unit = arb(1) / self._scale
             s1 = [arb(v) * unit for v in s1]
             s2 = [v * unit for v in s2]
         return s1, s2
@@ -327,7 +417,7 @@ class LossGrid:
         first = _floor_div(eps - self.offset, self.step) - self.start + 1
         first = min(max(first, 0), len(self._seq))
         with _arb.precision(self.prec + 32):
-            d = s1[first] - _exp(eps) * s2[first] + arb(self.infinity) / _SCALE
+            d = s1[first] - _exp(eps) * s2[first] + arb(self.infinity) / self._scale
         return d
 
     def delta(self, eps) -> mpmath.mpf:
@@ -343,7 +433,7 @@ class LossGrid:
         left side is <= δ for every ε, ``(−inf, +inf)`` when undecided."""
         s1, s2 = self._suffix
         with _arb.precision(self.prec + 32):
-            num = s1[first] + arb(self.infinity) / _SCALE - delta
+            num = s1[first] + arb(self.infinity) / self._scale - delta
             if num <= 0 or s2[first] == 0:
                 return mpmath.ninf, mpmath.ninf
             if not (num > 0 and s2[first] > 0):
@@ -387,6 +477,23 @@ class LossGrid:
             val = max(_fraction_mpf_down(self.loss(j)),
                       min(low, _fraction_mpf_down(self.loss(j + 1))))
             return max(mpmath.mpf(0), val)
+
+
+def _trimmed(prefix, most: int, budget: int) -> int:
+    """The largest k <= ``most`` with ``prefix(k)`` <= ``budget``, for a non-decreasing
+    ``prefix`` (the sum of the k masses nearest one end): a doubling search, then
+    bisection, so the work follows what is trimmed rather than the grid's length."""
+    good, k = 0, 1
+    while k <= most and prefix(k) <= budget:
+        good, k = k, 2 * k
+    bad = min(k, most + 1)
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if prefix(mid) <= budget:
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def _fraction_mpf_up(q: Fraction) -> mpmath.mpf:
@@ -436,6 +543,14 @@ class PrivacyLossDistribution:
             return PrivacyLossDistribution(fwd, None)
         rev = comp(self.reverse or self.forward, other.reverse or other.forward)
         return PrivacyLossDistribution(fwd, rev)
+
+    def coarsen(self, level: Level) -> PrivacyLossDistribution:
+        """Every grid held at ``level``: masses in units of 2^-bits (rounded outward), then
+        truncated at its tail."""
+        def at(pair):
+            return tuple(g.coarsen(min(level.bits, g.bits)).truncate(level.tail) for g in pair)
+        return PrivacyLossDistribution(at(self.forward),
+                                       None if self.reverse is None else at(self.reverse))
 
     def self_compose(self, count: int, tail=DEFAULT_TAIL) -> PrivacyLossDistribution:
         """``count``-fold composition with itself."""

@@ -80,9 +80,11 @@ from ..sampled_events import (
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
     ShuffledEvent,
+    TruncatedPoissonSampledEvent,
 )
-from . import DEFAULT_PREC, DEFAULT_TAIL, PrivacyLossDistribution
+from . import DEFAULT_PREC, DEFAULT_TAIL, FULL, Level, PrivacyLossDistribution, level_for
 from .allocation import check_allocation
+from .coupling import coupled_delta, coupled_epsilon, coupled_tradeoff, truncation_mass
 from .events import Release, gaussian_release, releases
 from .fdp import gaussian_profile, gdp_interval, profiles, tradeoff_band
 from .interpret import PLD_INTERPRETERS, release
@@ -185,7 +187,12 @@ class PldAccountant(Accountant):
 
     ``max_points``: grid points of the composed loss (memory and time grow with it);
     ``step``: fix the grid step (a positive number) instead of choosing it; ``tail``: mass
-    each truncation may move (up onto +∞ on the upper side, so it only loosens);
+    each truncation may move (up onto +∞ on the upper side, so it only loosens) — left
+    unset, each question gets the coarsest grid that answers it to δ·2^-40
+    (:func:`~privtools.accounting.pld.level_for`: ε(δ) is read from masses held to about
+    δ·2^-72 and truncated at δ·2^-40; δ(ε) tries δ = 2^-30 first and refines while the
+    answer falls below what was tried), and the f-DP readings the finest
+    (2^-256 masses, tail 1e-60); set, every question reads that tail at 2^-256;
     ``prec``: Arb working precision in bits; ``neighbouring``: ``"replace-one"`` (default)
     or ``"add-remove"``, the relation its answers are stated for, checked per event (the
     module docstring; ``acc.neighbouring`` reads it back).
@@ -201,7 +208,7 @@ class PldAccountant(Accountant):
 
     interpreters = PLD_INTERPRETERS
 
-    def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=DEFAULT_TAIL,
+    def __init__(self, *, max_points: int = MAX_POINTS, step=None, tail=None,
                  prec: int = DEFAULT_PREC, neighbouring: str = REPLACE_ONE):
         super().__init__(neighbouring=neighbouring)
         self._max_points = check_int("max_points", max_points, minimum=16)
@@ -214,15 +221,17 @@ class PldAccountant(Accountant):
             if step <= 0:
                 raise ParameterError(f"step must be > 0, got {step}")
         self._step = step
-        tail = to_fraction("tail", tail)
+        self._levels = tail is None          # the grid sized for each question (below)
+        tail = DEFAULT_TAIL if tail is None else to_fraction("tail", tail)
         if not (0 < tail < Fraction(1, 10**6)):
             raise ParameterError(f"tail must be in (0, 1e-6), got {float(tail)!r}")
         self._tail = tail
         self._prec = check_int("prec", prec, minimum=64)
         self._ledger: list[tuple[DpEvent, int]] = []
         self._releases: list[Release] = []        # one per ledger entry, built once
-        self._cache: PrivacyLossDistribution | None = None
+        self._cache: dict[Level, PrivacyLossDistribution] = {}
         self._exact_cache: tuple | None = None      # (key, release, exact law or None)
+        self._coupling = Fraction(0)    # total-variation term of capped batches (coupling)
 
     # ------------------------------------------------------------------ describe
     def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
@@ -240,15 +249,19 @@ class PldAccountant(Accountant):
         for e, _ in flat:
             _check_limits(e)
         rels = [release(e) for e, _ in flat]
+        for e, c in flat:
+            if isinstance(e, TruncatedPoissonSampledEvent):
+                self._coupling = min(Fraction(1), self._coupling + c * truncation_mass(e))
         self._ledger.extend(flat)
         self._releases.extend(rels)
-        self._cache = None
+        self._cache = {}
 
     def _check(self, event: DpEvent, top: DpEvent) -> None:
         """A sampled event is read iff its inner release is (the same traversal, one level
         down); a random allocation only of a GaussianEvent, once; a noise law (alone or in
         a mod-m view) iff it has a privacy-map row."""
-        if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent)):
+        if isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent,
+                              SampledWithoutReplacementEvent)):
             self._atom(event.event, top)
         elif isinstance(event, RandomAllocationEvent):
             check_allocation(event)
@@ -321,24 +334,30 @@ class PldAccountant(Accountant):
             return None
         return needed
 
-    def pld(self) -> PrivacyLossDistribution:
-        """The certified composed privacy-loss distribution (built once, then cached)."""
-        if self._cache is not None:
-            return self._cache
+    def pld(self, level: Level | None = None) -> PrivacyLossDistribution:
+        """The certified composed privacy-loss distribution held at ``level`` (default: the
+        finest, or the ``tail`` given; built once per level, then cached). Every release is
+        built at 2^-256 and coarsened to the level before composing."""
+        if level is None or not self._levels:
+            level = FULL if self._levels else Level(FULL.bits, self._tail)
+        for have, pld in self._cache.items():
+            if have.covers(level):
+                return pld
         groups = self._groups()
         if not groups:
             raise ParameterError("nothing composed yet: call compose(event) first")
         step = self._choose_step(groups)
         if self._step is not None:
             self._check_fixed_step(groups)
+        prec = min(self._prec, level.bits)
         total = None
         for rel, c in groups:
-            one = rel.build(step, self._prec)
+            one = rel.build(step, prec).coarsen(level)
             if step is None:
                 step = one.step
-            part = one.self_compose(c, self._tail) if c > 1 else one
-            total = part if total is None else total.compose(part, self._tail)
-        self._cache = total
+            part = one.self_compose(c, level.tail) if c > 1 else one
+            total = part if total is None else total.compose(part, level.tail)
+        self._cache[level] = total
         return total
 
     def _check_fixed_step(self, groups) -> None:
@@ -385,10 +404,26 @@ class PldAccountant(Accountant):
             self._exact_cache = (key, r, exact_law(r, c, self._prec))
         return self._exact_cache[2]
 
-    def _reader(self):
-        """What δ(ε) and ε(δ) are read from: the exact atomic law, or the grid."""
+    def _reader(self, delta=None):
+        """What δ(ε) and ε(δ) are read from: the exact atomic law, or the grid (held at the
+        level for ``delta`` when given)."""
         law = self._exact_law()
-        return law if law is not None else self.pld()
+        if law is not None:
+            return law
+        return self.pld(None if delta is None else level_for(delta))
+
+    def _grid_delta(self, eps: Fraction) -> _intervals.Interval:
+        """δ(ε) from the grid: first held for δ = 2^-30, then, while the certified upper
+        end falls below what the level was sized for, at the level for that end."""
+        tried = Fraction(1, 2**30)
+        while True:
+            level = level_for(tried)
+            iv = self.pld(level).delta(eps)
+            hi = _intervals.exact_rational(_intervals.upper(iv))
+            # an upper end of 0 is exact at any level (the upper side dominates)
+            if not self._levels or level == FULL or hi >= tried or hi == 0:
+                return iv
+            tried = hi
 
     def epsilon(self, delta) -> PldEpsilon:
         """Certified ε(δ) of everything composed (δ in [0, 1]). Only Gaussian releases:
@@ -411,7 +446,7 @@ class PldAccountant(Accountant):
         if mu2 is not None:
             iv = _intervals.interval(*gaussian_epsilon(mu2, dq))
             return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
-        iv = self._reader().epsilon(dq)
+        iv = coupled_epsilon(lambda d: self._reader(d).epsilon(d), dq, self._coupling)
         return PldEpsilon(_float_up(_intervals.upper(iv)), iv, float(delta))
 
     def _pure_interval(self) -> _intervals.Interval:
@@ -447,7 +482,9 @@ class PldAccountant(Accountant):
         if mu2 is not None:
             iv = _intervals.interval(*gaussian_delta(mu2, eq))
             return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
-        iv = self._reader().delta(eq)
+        law = self._exact_law()
+        iv = law.delta(eq) if law is not None else self._grid_delta(eq)
+        iv = coupled_delta(iv, eq, self._coupling)
         return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
 
     def _profiles(self):
@@ -466,7 +503,8 @@ class PldAccountant(Accountant):
         aq = to_fraction("alpha", alpha)
         if not (0 <= aq <= 1):
             raise ParameterError(f"alpha must be in [0, 1], got {alpha!r}")
-        iv = tradeoff_band(self._profiles(), aq)
+        hs = self._profiles()
+        iv = coupled_tradeoff(lambda a: tradeoff_band(hs, a), aq, self._coupling)
         return PldTradeoff(max(0.0, _float_down(_intervals.lower(iv))), iv, float(alpha))
 
     def gdp_mu(self) -> PldGdp:
@@ -474,6 +512,11 @@ class PldAccountant(Accountant):
         (Dong, Roth and Su 2022, Corollary 2.13). Gaussian releases alone: μ = √(Σ Δ²/σ²)
         exactly. Otherwise bisected against the certified profile; the upper end is +∞
         when the certified δ never reaches 0 (:mod:`~privtools.accounting.pld.fdp`)."""
+        if self._coupling:
+            raise ParameterError("gdp_mu: a ledger with capped Poisson batches "
+                                 "(TruncatedPoissonSampledEvent) carries a total-variation "
+                                 "term, which no μ-GDP curve absorbs at the smallest α; read "
+                                 "tradeoff(alpha) or epsilon(delta) instead")
         mu2 = self._gaussian_only() if self._ledger else None
         if mu2 is not None:
             with _arb.precision(self._prec + 32):
@@ -507,8 +550,8 @@ def _loss_scale(event: DpEvent):
     """(scale, what, named, other) of one release's privacy loss for the limits: the
     parameter the message starts with and the one shown beside it; None when the event has
     no scale to limit."""
-    if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent,
-                          RandomAllocationEvent)):
+    if isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent,
+                          SampledWithoutReplacementEvent, RandomAllocationEvent)):
         return _loss_scale(_named_lap_z(event.event))
     if isinstance(event, GaussianEvent):
         mu = event.sensitivity ** 2 / (2 * event.sigma ** 2)
@@ -541,10 +584,11 @@ def _check_limits(event: DpEvent) -> None:
         raise ParameterError(f"sensitivity = {show_number(event.sensitivity)} of a "
                              "DiscreteLaplaceEvent: its loss lattice has Δ + 1 points, above "
                              "the limit 2**22 (GRID_LIMIT)")
-    rate = (event.q if isinstance(event, PoissonSampledEvent) else
+    poisson = isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent))
+    rate = (event.q if poisson else
             event.rate if isinstance(event, SampledWithoutReplacementEvent) else None)
     if rate is not None and rate < RATE_FLOOR:
-        name = "q" if isinstance(event, PoissonSampledEvent) else "batch"
+        name = "q" if poisson else "batch"
         raise ParameterError(f"{name}: the sampling rate {show_number(rate)} is below the "
                              "limit 2**-64 (RATE_FLOOR) of PldAccountant: the sampled loss "
                              "log(1 − γ + γe^ℓ) is too small for its grid to be planned")

@@ -150,14 +150,15 @@ class _Grid:
 
     def __init__(self, step: Fraction):
         self.step = step
+        self._num, self._den = step.numerator, step.denominator
         self.h = _arb.to_arb(step)
         self.inv = _arb.to_arb(1 / step)
         self._exp: dict[int, arb] = {}
 
     def floor(self, x) -> int:
         """⌊x/h⌋ of the lower end of ``x``."""
-        if isinstance(x, Fraction):
-            return math.floor(x / self.step)
+        if isinstance(x, Fraction):      # in integers: x/h = (a·d)/(b·c), no gcd taken
+            return (x.numerator * self._den) // (x.denominator * self._num)
         lo = arb(x.lower())
         n = (lo * self.inv).floor().unique_fmpz()
         if n is not None:
@@ -167,7 +168,7 @@ class _Grid:
     def ceil(self, x) -> int:
         """⌈x/h⌉ of the upper end of ``x``."""
         if isinstance(x, Fraction):
-            return math.ceil(x / self.step)
+            return -((-x.numerator * self._den) // (x.denominator * self._num))
         hi = arb(x.upper())
         n = (hi * self.inv).ceil().unique_fmpz()
         if n is not None:

@@ -47,14 +47,26 @@ from ..events import (
 from . import DEFAULT_PREC, LossGrid, PrivacyLossDistribution
 from .cells import Cells, loss_moments, lower_grid, upper_grid
 
-__all__ = ["Release", "releases", "gaussian_release", "from_cells", "discrete_laplace_release",
-           "discrete_gaussian_release", "pure_release", "pmf_release", "modular_release",
-           "pair_release", "laplace_release", "PMF_DPS", "PMF_TAIL"]
+__all__ = ["Release", "cell_sds", "releases", "gaussian_release", "from_cells",
+           "discrete_laplace_release", "discrete_gaussian_release", "pure_release",
+           "pmf_release", "modular_release", "pair_release", "laplace_release", "PMF_DPS",
+           "PMF_TAIL"]
 
 PMF_DPS = 40                      # digits of the tabulated PMFs
 PMF_TAIL = Fraction(1, 10**50)    # mass left outside the tabulated window
 CELL_SDS = 20                     # continuous laws: cells cover mean ± 20 sd of the loss
                                   # (outside mass < 1e-88, sent to +∞ / rounded up)
+
+
+def cell_sds(prec: int) -> float:
+    """How many loss standard deviations the cells of a Gaussian loss cover on each side of
+    its mean when built at working precision ``prec``: :data:`CELL_SDS` at
+    :data:`DEFAULT_PREC` and above; below it the z with e^{−z²/2} = 2^−prec, beyond which
+    the normal tail (< 2^−prec) is under what a grid built at that precision resolves. The
+    mass outside goes to the half-open end cells as before (+∞ on the upper side)."""
+    if prec >= DEFAULT_PREC:
+        return CELL_SDS
+    return min(CELL_SDS, math.sqrt(2 * prec * math.log(2)))
 
 
 # ------------------------------------------------------------------------------ releases

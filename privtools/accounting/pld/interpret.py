@@ -14,6 +14,9 @@
     PoissonSampledEvent, SampledWithoutReplacementEvent
                                    the mixture of the inner event's release
                                    (:mod:`~privtools.accounting.pld.sampled`)
+    TruncatedPoissonSampledEvent   the Poisson mixture; the accountant adds the capped
+                                   batches' coupling term
+                                   (:mod:`~privtools.accounting.pld.coupling`)
     ShuffledEvent, RandomAllocationEvent, ApproxDPEvent
                                    :mod:`~privtools.accounting.pld.shuffle`,
                                    :mod:`~privtools.accounting.pld.allocation`, the (ε, δ)
@@ -46,6 +49,7 @@ from ..sampled_events import (
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
     ShuffledEvent,
+    TruncatedPoissonSampledEvent,
 )
 from .allocation import allocation_release
 from .events import (
@@ -83,6 +87,7 @@ PLD_INTERPRETERS = {
     ModularEvent: _modular,
     PmfPairEvent: lambda e: pair_release(e.p, e.q),
     PoissonSampledEvent: lambda e: mixed_release(release(e.event), e.q),
+    TruncatedPoissonSampledEvent: lambda e: mixed_release(release(e.event), e.q),
     SampledWithoutReplacementEvent: lambda e: mixed_release(release(e.event), e.rate),
     ApproxDPEvent: lambda e: approx_release(e.epsilon, e.delta),
     ShuffledEvent: lambda e: shuffled_release(e.local_event.eps, e.n),

@@ -33,7 +33,7 @@ from privtools.certified import balls as _arb
 
 from . import DEFAULT_PREC
 from .cells import Cells
-from .events import CELL_SDS, Release, _default_step
+from .events import Release, _default_step, cell_sds
 
 __all__ = ["mixed_release", "approx_release"]
 
@@ -94,14 +94,21 @@ def _gaussian_mixture(mu: Fraction, rate: Fraction, step: Fraction, prec: int) -
         s = (4 * m).sqrt()
         floor_loss = c.log()
         hh = _arb.to_arb(h)
-        i_min = max(math.floor(loss(-float(mu) - CELL_SDS * sd) / h),
+        sds = cell_sds(prec)
+        i_min = max(math.floor(loss(-float(mu) - sds * sd) / h),
                     math.floor(math.log1p(-gf) / h) + 1)
         while not (((i_min * hh).exp() - c) > 0):
             i_min += 1
-        i_max = max(math.ceil(loss(float(mu) + CELL_SDS * sd) / h), i_min + 1)
+        i_max = max(math.ceil(loss(float(mu) + sds * sd) / h), i_min + 1)
 
         def sides(b: arb, mean: arb) -> tuple[arb, arb]:
-            return ((b - mean) / s).erfc() / 2, ((mean - b) / s).erfc() / 2   # S(b), F(b)
+            # S(b), F(b): the tail on b's own side of the mean from erfc (relative
+            # accuracy), the other as its complement (read only where it is the larger)
+            if b.mid() >= mean.mid():
+                sv = ((b - mean) / s).erfc() / 2
+                return sv, 1 - sv
+            fv = ((mean - b) / s).erfc() / 2
+            return 1 - fv, fv
 
         bounds = [(((i * hh).exp() - c) / g).log() for i in range(i_min, i_max + 1)]
         sp = [sides(b, m) for b in bounds]

@@ -48,7 +48,7 @@ EXPECTED_SUPPORT = {
     A.PldAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
                       "PmfPairEvent", "PoissonSampledEvent", "SampledWithoutReplacementEvent",
-                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
+                      "TruncatedPoissonSampledEvent", "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
 }
 
 _ATOMS = {
@@ -63,6 +63,8 @@ _ATOMS = {
     A.PmfPairEvent: A.PmfPairEvent(_pmf([Fraction(1, 4), Fraction(3, 4)]),
                                    _pmf([Fraction(1, 2), Fraction(1, 2)])),
     A.PoissonSampledEvent: A.PoissonSampledEvent(A.PureDPEvent(1), q=Fraction(1, 10)),
+    A.TruncatedPoissonSampledEvent: A.TruncatedPoissonSampledEvent(
+        A.PureDPEvent(1), q=Fraction(1, 10), max_batch=40, population=100),
     A.SampledWithoutReplacementEvent: A.SampledWithoutReplacementEvent(
         A.DiscreteLaplaceEvent(scale=2), batch=10, population=100),
     A.RandomAllocationEvent: A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=10),

@@ -4,7 +4,8 @@ Properties: ``shift`` is the floor (``down``) and the ceiling (``up``) of x / 2^
 every sign; ``shift_poly`` rounds each coefficient the same way, so a positive coefficient
 below 2^bits rounds up to 1 (the quotient-in-(−1, 0) truncation that once dropped the
 accountant's smallest upper-end masses is a kept regression case); bad arguments are
-refused by name.
+refused by name. ``floor_masses`` floors non-negative coefficients inside FLINT and returns
+the exact total remainder (what an upper side moves to +∞).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from flint import fmpz_poly
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privtools.certified.fixedpoint import shift, shift_poly
+from privtools.certified.fixedpoint import floor_masses, shift, shift_poly
 from privtools.errors import ParameterError
 
 _ints = st.integers(-(2**600), 2**600)
@@ -52,3 +53,17 @@ def test_bad_arguments_are_refused_by_name():
         shift(3, 2, "nearest")
     with pytest.raises(ParameterError, match="bits"):
         shift_poly(fmpz_poly([1]), -1, "up")
+
+
+@given(xs=st.lists(st.integers(0, 2**600), min_size=1, max_size=30), bits=_bits)
+def test_floor_masses_floors_and_returns_the_remainder(xs, bits):
+    q, rem = floor_masses(fmpz_poly(xs), bits)
+    assert q == fmpz_poly([x >> bits for x in xs])
+    assert rem == sum(x % 2**bits for x in xs)
+
+
+def test_floor_masses_below_one_unit_leave_all_in_the_remainder():
+    p = fmpz_poly([1, 3, 2**256 - 1, 0, 2**256, 2**256 + 1])
+    q, rem = floor_masses(p, 256)
+    assert q == fmpz_poly([0, 0, 0, 0, 1, 1])
+    assert rem == 1 + 3 + 2**256 - 1 + 1

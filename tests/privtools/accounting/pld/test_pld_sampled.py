@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from privtools import accounting as A
 from privtools.certified.intervals import ends
 from privtools.errors import ParameterError
+from tests.oracles import sampled_rr_pair, two_point_delta
 
 
 @pytest.fixture(autouse=True)
@@ -42,35 +43,13 @@ def _contains(iv, x) -> bool:
     return lo - SLACK * abs(x) <= x <= hi + SLACK * abs(x)
 
 
-def _delta_two_point(p, q, k, eps):
-    """Exact δ(ε) of the k-fold product of a pair on two points (enumeration)."""
-    e = mpmath.e ** (eps if isinstance(eps, mpmath.mpf) else _m(eps))
-    total = mpmath.mpf(0)
-    for j in range(k + 1):
-        c = mpmath.binomial(k, j)
-        pj = c * p[0] ** j * p[1] ** (k - j)
-        qj = c * q[0] ** j * q[1] ** (k - j)
-        total += max(pj - e * qj, 0)
-    return total
-
-
-def _rr_sampled(eps0, rate):
-    """The pair (γP + (1 − γ)Q, Q) of randomized response at ε₀."""
-    e = mpmath.e ** _m(eps0)
-    p = (e / (1 + e), 1 / (1 + e))
-    q = (p[1], p[0])
-    g = _m(rate)
-    mix = (g * p[0] + (1 - g) * q[0], g * p[1] + (1 - g) * q[1])
-    return mix, q
-
-
 @settings(max_examples=12, deadline=None)
 @given(eps0=st.sampled_from([Fraction(1, 2), Fraction(1), Fraction(2)]),
        rate=st.sampled_from([Fraction(1, 100), Fraction(1, 10), Fraction(1, 2)]),
        k=st.integers(1, 25), eps=st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1)]))
 def test_poisson_sampled_randomized_response_contains_the_enumerated_delta(eps0, rate, k, eps):
-    mix, q = _rr_sampled(eps0, rate)
-    exact = max(_delta_two_point(mix, q, k, eps), _delta_two_point(q, mix, k, eps))
+    mix, q = sampled_rr_pair(eps0, rate)
+    exact = max(two_point_delta(mix, q, k, eps), two_point_delta(q, mix, k, eps))
     acc = SMALL().compose(A.PoissonSampledEvent(A.PureDPEvent(eps0), q=rate), k)
     assert _contains(acc.delta(eps).interval, exact)
 
@@ -80,10 +59,10 @@ def test_poisson_sampled_randomized_response_contains_the_enumerated_delta(eps0,
 def test_sampling_without_replacement_uses_the_mixture_at_batch_over_population(k, delta):
     """γ = 10/100: the same two-point mixture as Poisson at q = 1/10; the ε(δ) interval
     brackets the exact ε found by bisection on the enumerated δ(ε)."""
-    mix, q = _rr_sampled(1, Fraction(1, 10))
+    mix, q = sampled_rr_pair(1, Fraction(1, 10))
 
     def d(e):
-        return max(_delta_two_point(mix, q, k, e), _delta_two_point(q, mix, k, e))
+        return max(two_point_delta(mix, q, k, e), two_point_delta(q, mix, k, e))
     acc = SMALL("replace-one").compose(
         A.SampledWithoutReplacementEvent(A.PureDPEvent(1), batch=10, population=100), k)
     lo, hi = ends(acc.epsilon(delta).interval)
@@ -170,7 +149,7 @@ def test_approx_dp_composes_as_kairouz_oh_viswanath(eps0, d0, k, eps):
     """k-fold (ε₀, δ₀)-DP: δ(ε) = 1 − (1 − δ₀)^k (1 − δ_RR,k(ε)) (KOV 2015, Thm 3.3)."""
     e = mpmath.e ** _m(eps0)
     p = (e / (1 + e), 1 / (1 + e))
-    rr = _delta_two_point(p, (p[1], p[0]), k, eps)
+    rr = two_point_delta(p, (p[1], p[0]), k, eps)
     exact = 1 - (1 - _m(d0)) ** k * (1 - rr)
     acc = SMALL().compose(A.ApproxDPEvent(eps0, d0), k)
     assert _contains(acc.delta(eps).interval, exact)
