@@ -47,8 +47,9 @@ EXPECTED_SUPPORT = {
                       "NoiseEvent"},
     A.PldAccountant: {"DiscreteLaplaceEvent", "SkellamEvent", "DiscreteGaussianSumEvent",
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
-                      "PmfPairEvent", "PoissonSampledEvent", "SampledWithoutReplacementEvent",
-                      "TruncatedPoissonSampledEvent", "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
+                      "PmfPairEvent", "PoissonSampledEvent",
+                      "SampledWithoutReplacementEvent", "TruncatedPoissonSampledEvent",
+                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
 }
 
 _ATOMS = {
