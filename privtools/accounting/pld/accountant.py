@@ -86,7 +86,7 @@ from . import DEFAULT_PREC, DEFAULT_TAIL, FULL, Level, PrivacyLossDistribution, 
 from .allocation import check_allocation
 from .coupling import coupled_delta, coupled_epsilon, coupled_tradeoff, truncation_mass
 from .events import Release, gaussian_release, releases
-from .fdp import gaussian_profile, gdp_interval, profiles, tradeoff_band
+from .fdp import TRADEOFF_TOL, gaussian_profile, gdp_interval, profiles, tradeoff_band
 from .interpret import PLD_INTERPRETERS, release
 from .repeated import exact_law, repeated_release
 
@@ -258,13 +258,16 @@ class PldAccountant(Accountant):
 
     def _check(self, event: DpEvent, top: DpEvent) -> None:
         """A sampled event is read iff its inner release is (the same traversal, one level
-        down); a random allocation only of a GaussianEvent, once; a noise law (alone or in
+        down); a random allocation once, of a Gaussian or a law of bounded ratio (the inner
+        read as a sampled event's is); a noise law (alone or in
         a mod-m view) iff it has a privacy-map row."""
         if isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent,
                               SampledWithoutReplacementEvent)):
             self._atom(event.event, top)
         elif isinstance(event, RandomAllocationEvent):
             check_allocation(event)
+            if not isinstance(event.event, GaussianEvent):
+                self._atom(event.event, top)
         noise = event.event if isinstance(event, ModularEvent) else event
         if isinstance(noise, NoiseEvent) and not has_map(noise):
             raise self._refusal(event, top, f"{type(noise.law).__name__} has no privacy map "
@@ -487,14 +490,15 @@ class PldAccountant(Accountant):
         iv = coupled_delta(iv, eq, self._coupling)
         return PldDelta(min(1.0, _float_up(_intervals.upper(iv))), iv, float(epsilon))
 
-    def _profiles(self):
-        """Each direction's certified privacy profile (:mod:`~privtools.accounting.pld.fdp`)."""
+    def _profiles(self, delta=None):
+        """Each direction's certified privacy profile (:mod:`~privtools.accounting.pld.fdp`),
+        read from the grid held at the level for ``delta`` (the finest when None)."""
         if not self._ledger:
             raise ParameterError("nothing composed yet: call compose(event) first")
         mu2 = self._gaussian_only()
         if mu2 is not None:
             return [gaussian_profile(mu2)]
-        return profiles(self._reader())
+        return profiles(self._reader(delta))
 
     def tradeoff(self, alpha) -> PldTradeoff:
         """Certified β(α) of everything composed (α in [0, 1]): the trade-off function of
@@ -503,7 +507,9 @@ class PldAccountant(Accountant):
         aq = to_fraction("alpha", alpha)
         if not (0 <= aq <= 1):
             raise ParameterError(f"alpha must be in [0, 1], got {alpha!r}")
-        hs = self._profiles()
+        # the band aims at TRADEOFF_TOL in β: a grid whose readings are exact to far below
+        # it (the level for TRADEOFF_TOL·2^-10: every δ read moves by < 2^-50·TRADEOFF_TOL)
+        hs = self._profiles(TRADEOFF_TOL / 2**10)
         iv = coupled_tradeoff(lambda a: tradeoff_band(hs, a), aq, self._coupling)
         return PldTradeoff(max(0.0, _float_down(_intervals.lower(iv))), iv, float(alpha))
 

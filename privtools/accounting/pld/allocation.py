@@ -1,4 +1,6 @@
-"""Random allocation of a Gaussian release, read as a certified privacy-loss distribution.
+"""Random allocation, read as a certified privacy-loss distribution: the Gaussian (below),
+and laws of bounded likelihood ratio (:func:`cells_allocation`: listed atom by atom for a
+few atoms, split onto a lattice of X otherwise).
 
 A record takes part in exactly one of ``t`` steps, chosen uniformly; each step releases a
 Gaussian-noised sum (inner loss ℓ ~ N(μ, 2μ) under the step's P₁, N(−μ, 2μ) under Q₁,
@@ -35,17 +37,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from flint import arb, fmpz_poly
 
 from privtools.certified import balls as _arb
 from privtools.certified import fixedpoint as _fixedpoint
 from privtools.errors import ParameterError, UnsupportedEventError
+from privtools.noise import DiscreteLaplace
 
-from ..events import GaussianEvent
+from ..events import DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent, NoiseEvent, PureDPEvent
 from . import DEFAULT_PREC, FIXED_BITS, PrivacyLossDistribution, fixed
-from .cells import Cells, lower_grid, upper_grid
-from .events import Release, gaussian_release
+from .cells import Cells, loss_moments, lower_grid, upper_grid
+from .events import Release, _Cells, _default_step, _Lattice, gaussian_release
+from .repeated import MAX_ATOMS, _compositions
 
 __all__ = ["allocation_release", "ALLOCATION_POINTS"]
 
@@ -128,32 +133,248 @@ class _Allocated(Release):
         if step is None:
             raise ParameterError("random allocation needs a grid step")
         split, merged, h, tail_q, tail_p, x_max = self._laws(prec)
-        t = self.steps
-        up = _power(split, t, "upper")
-        low = _power(merged, t, "lower")
-        with _arb.precision(prec + 64):
-            unit = arb(1) / _SCALE
-            trimmed = arb(up[2]) * unit
-            xm = _arb.to_arb(Fraction(x_max))
-            # some X above X_max (P-mass at most P₁ + (t − 1)·Q of the cut), and the mass the
-            # convolutions trimmed (S <= t·X_max there, so P-mass <= X_max·Q-mass): +∞
-            cut_p = arb(tail_p.upper()) + (t - 1) * arb(tail_q.upper()) + xm * trimmed
-            cut_q = t * arb(tail_q.upper())
-            ht = _arb.to_arb(h) / t
-            fwd, rev = _pairs(up, ht, unit)
-            if cut_q.upper() > 0:      # reverse: the cut event's loss is <= −log(X_max/t)
-                cl = -(xm / t).log()
-                rev.append((cut_q, arb(0), cl, cl))
-            fwd_up = upper_grid(Cells(tuple(fwd), cut_p), step, prec)
-            rev_up = upper_grid(Cells(tuple(rev), trimmed), step, prec)
-            fwd_l, rev_l = _pairs(low, ht, unit)
-            fwd_low = lower_grid(Cells(tuple(fwd_l)), step, prec)
-            rev_low = lower_grid(Cells(tuple(rev_l)), step, prec)
-        return PrivacyLossDistribution((fwd_up, fwd_low), (rev_up, rev_low))
+        return _allocation_pld(split, merged, h, tail_q, tail_p, x_max, self.steps, step,
+                               prec)
 
     def cells(self, step, prec=DEFAULT_PREC, mixed=False):
         raise UnsupportedEventError("a random allocation cannot be sampled again",
                                     event="RandomAllocationEvent", accountant="PldAccountant")
+
+
+def _allocation_pld(split, merged, h, tail_q, tail_p, x_max, t: int, step, prec,
+                    lower: PrivacyLossDistribution | None = None) -> PrivacyLossDistribution:
+    """Both directions of the allocation pair from the split (upper) and merged (lower)
+    X-laws on the lattice h·j: their t-fold convolutions, the cut and trimmed masses to
+    +∞ (module docstring), the cells of S/t put on the loss grid. ``lower``: the lower
+    sides taken from that PLD instead (``merged`` then unused)."""
+    up = _power(split, t, "upper")
+    with _arb.precision(prec + 64):
+        unit = arb(1) / _SCALE
+        trimmed = arb(up[2]) * unit
+        xm = _arb.to_arb(Fraction(x_max))
+        # some X above X_max (P-mass at most P₁ + (t − 1)·Q of the cut), and the mass the
+        # convolutions trimmed (S <= t·X_max there, so P-mass <= X_max·Q-mass): +∞
+        cut_p = arb(tail_p.upper()) + (t - 1) * arb(tail_q.upper()) + xm * trimmed
+        cut_q = t * arb(tail_q.upper())
+        ht = _arb.to_arb(h) / t
+        fwd, rev = _pairs(up, ht, unit)
+        if cut_q.upper() > 0:      # reverse: the cut event's loss is <= −log(X_max/t)
+            cl = -(xm / t).log()
+            rev.append((cut_q, arb(0), cl, cl))
+        fwd_up = upper_grid(Cells(tuple(fwd), cut_p), step, prec)
+        rev_up = upper_grid(Cells(tuple(rev), trimmed), step, prec)
+        if lower is not None:
+            return PrivacyLossDistribution((fwd_up, lower.forward[1]),
+                                           (rev_up, lower.reverse[1]))
+        fwd_l, rev_l = _pairs(_power(merged, t, "lower"), ht, unit)
+        fwd_low = lower_grid(Cells(tuple(fwd_l)), step, prec)
+        rev_low = lower_grid(Cells(tuple(rev_l)), step, prec)
+    return PrivacyLossDistribution((fwd_up, fwd_low), (rev_up, rev_low))
+
+
+ALLOCATION_CELLS = 2**17      # loss cells of a continuous inner law read for its X-law
+
+
+def bounded_inner(inner: Release) -> bool:
+    """Whether an inner release's likelihood ratio X is bounded and read from cells here:
+    the Laplace release, and lattices whose listed atoms hold all their mass (randomized
+    response, the discrete Laplace)."""
+    if isinstance(inner, _Cells):
+        return inner.kind == "laplace"
+    return isinstance(inner, _Lattice) and (inner.complete or len(inner.masses) == 1)
+
+
+@dataclass(frozen=True, eq=False)
+class _AllocatedCells(Release):
+    """One record in 1 of ``steps`` runs of a release whose likelihood ratio X = dP₁/dQ₁ is
+    bounded (Laplace, randomized response, discrete Laplace), from the release's cells.
+
+    Upper end: each cell (Q-mass q, P-mass p = E_Q[X; cell], X in [e^lo, e^hi]) is split
+    onto the lattice points A = ⌊e^lo/h⌋h and B = ⌈e^hi/h⌉h keeping its mean — every X in
+    the cell split to A and B keeping its value gives these weights in total, so E[X̃ | X]
+    = X and the pair P̃/Q̃ = S̃/t dominates (the module docstring's argument). Lower end:
+    each cell merged into one output (a post-processing) whose ratio is its mean p/q, put
+    in the lattice interval that certainly holds it (a cell whose mean straddles a lattice
+    point is dropped), then swept onto the lattice as for the Gaussian. No X exceeds the
+    largest e^hi, so nothing is cut; the lattice covers it."""
+
+    inner: Release
+    steps: int
+    symmetric: bool = False
+
+    def _inner_cells(self, prec: int, points: int = 2**10) -> Cells:
+        _, _, lo, hi = self.inner.moments()
+        return self.inner.cells(_default_step(lo, hi, min(points, ALLOCATION_CELLS)), prec)
+
+    def _lattice_points(self) -> int:
+        """Points of the X-lattice on [0, X_max]: a step of sd(X)/2^10 (the split's error is
+        second order in step/sd), at least twice finer than the smallest X, within
+        [2^10, MAX_ALLOCATION_POINTS]."""
+        x_min, x_max, var_x = self._x_stats()
+        n = math.ceil(x_max / (math.sqrt(var_x) / 2**10))
+        if x_min > 0:
+            n = max(n, math.ceil(2 * x_max / x_min))
+        return min(max(n, 2**10), MAX_ALLOCATION_POINTS)
+
+    def _x_stats(self) -> tuple[float, float, float]:
+        """(X_min, X_max, Var_Q X) in floats (planning)."""
+        c = self._inner_cells(64)
+        xs = [(float(q.mid()), float(p.mid()), lo, hi) for p, q, lo, hi in c.cells]
+        x_min = min((math.exp(float(lo)) if lo is not None else 0.0) for _, _, lo, _ in xs)
+        x_max = max(math.exp(float(hi)) for _, _, _, hi in xs)
+        second = sum(p * p / q for q, p, _, _ in xs if q > 0)
+        return x_min, x_max, max(second - 1, 1e-300)
+
+    def moments(self):
+        x_min, x_max, var_x = self._x_stats()
+        t = self.steps
+        sd = math.sqrt(var_x / t)
+        return var_x / (2 * t), sd, -12 * sd, math.log((x_max + t) / t)
+
+    def _laws(self, prec: int):
+        _, x_max, _ = self._x_stats()
+        n = self._lattice_points()
+        h = Fraction(x_max * (1 + 2**-40) / n).limit_denominator(2**50)
+        cells = self._inner_cells(prec, 4 * n)          # cells no wider than h in X
+        with _arb.precision(prec + 64):
+            hh = _arb.to_arb(h)
+            npts = 0
+            split: dict[int, arb] = {}
+            for p, q, lo, hi in cells.cells:
+                if hi is None or not (q.upper() > 0 or p.upper() > 0):
+                    if hi is None and p.upper() > 0:
+                        raise _refusal("of a law whose likelihood ratio is bounded")
+                    continue
+                xa = arb(0) if lo is None else _arb.to_arb(lo).exp() / hh
+                xb = _arb.to_arb(hi).exp() / hh
+                a = max(int(xa.lower().floor().unique_fmpz()), 0)
+                b = int(xb.upper().ceil().unique_fmpz())
+                npts = max(npts, b)
+                qh, ph = q.nonnegative_part(), p.nonnegative_part() / hh
+                if a == b:
+                    split[a] = split.get(a, arb(0)) + qh
+                else:
+                    to_a = ((b * qh - ph) / (b - a)).nonnegative_part()
+                    to_b = ((ph - a * qh) / (b - a)).nonnegative_part()
+                    split[a] = split.get(a, arb(0)) + to_a
+                    split[b] = split.get(b, arb(0)) + to_b
+            up = [fixed(split.get(j, arb(0)), "upper") for j in range(npts + 1)]
+        return up, h, h * npts
+
+    def build(self, step, prec=DEFAULT_PREC):
+        if step is None:
+            raise ParameterError("random allocation needs a grid step")
+        split, h, x_max = self._laws(prec)
+        # the lower end from the release merged into a few outputs (a post-processing),
+        # whose allocation is listed atom by atom: exact for the merged release, so its
+        # lower sides bound the release's from below
+        low = _AllocatedAtoms(self._groups(prec), self.steps, prec).build(step, prec)
+        return _allocation_pld(split, None, h, arb(0), arb(0), x_max, self.steps, step,
+                               prec, lower=low)
+
+    def _groups(self, prec: int) -> tuple:
+        """The inner release's outputs merged into m groups by loss (equal widths of the
+        loss range; m the most, up to 16, whose t-fold allocation lists at most 2^13
+        atoms): (Q-mass, loss of the group) each — a post-processing of the release."""
+        t, m = self.steps, 16
+        while m > 2 and math.comb(t + m - 1, m - 1) > 2**13:
+            m -= 1
+        cells = self._inner_cells(prec)
+        ends = [(float(_arb.to_arb(lo).mid()) if lo is not None else -math.inf,
+                 float(_arb.to_arb(hi).mid())) for _, _, lo, hi in cells.cells]
+        top = max(b for _, b in ends)
+        bottom = min(a for a, _ in ends if a > -math.inf) if any(
+            a > -math.inf for a, _ in ends) else top - 1
+        width = max(top - bottom, 1e-300)
+        with _arb.precision(prec + 32):
+            sums = [[arb(0), arb(0)] for _ in range(m)]
+            for (p, q, _, _), (a, b) in zip(cells.cells, ends):
+                mid = (max(a, bottom) + b) / 2
+                g = min(m - 1, max(0, int((mid - bottom) / width * m)))
+                sums[g][0] += p.nonnegative_part()
+                sums[g][1] += q.nonnegative_part()
+            return tuple((q, (p / q).log()) for p, q in sums if q.lower() > 0 and p.lower() > 0)
+
+    def cells(self, step, prec=DEFAULT_PREC, mixed=False):
+        raise UnsupportedEventError("a random allocation cannot be sampled again",
+                                    event="RandomAllocationEvent", accountant="PldAccountant")
+
+
+@dataclass(frozen=True, eq=False)
+class _AllocatedAtoms(Release):
+    """One record in 1 of ``steps`` runs of a release of a few loss atoms (randomized
+    response, the discrete Laplace), in closed form: X takes the values x_a = e^{ℓ_a} with
+    Q-masses q_a, so S = Σ n_a x_a over the multinomial counts (n_a) of the t steps, with
+    Q-mass t!/Π n_a! · Π q_a^{n_a} and P-mass (S/t) times it — every atom of the run's pair
+    listed, read without a grid (:class:`~privtools.accounting.pld.readers.AtomicLaw`) or
+    put on the accountant's grid once."""
+
+    atoms: tuple              # (q_a, ℓ_a): Q-mass ball and exact loss
+    steps: int
+    prec: int = DEFAULT_PREC
+    symmetric: bool = False
+    atomic: bool = True       # read exactly when alone in the ledger (``repeated.exact_law``)
+
+    def cells(self, step=None, prec=DEFAULT_PREC, mixed=False) -> Cells:
+        if mixed:
+            raise UnsupportedEventError("a random allocation cannot be sampled again",
+                                        event="RandomAllocationEvent",
+                                        accountant="PldAccountant")
+        return self._cells
+
+    @cached_property
+    def _cells(self) -> Cells:
+        t = self.steps
+        with _arb.precision(self.prec + 32):
+            xs = [_arb.to_arb(ell).exp() for _, ell in self.atoms]
+            pw = [[arb(1)] for _ in self.atoms]
+            for k, (q, _) in enumerate(self.atoms):
+                for _ in range(t):
+                    pw[k].append(pw[k][-1] * q)
+            out = []
+            for ns in _compositions(t, len(self.atoms)):
+                coef, left = arb(1), t
+                for n in ns[:-1]:
+                    coef, left = coef * arb.bin_uiui(left, n), left - n
+                qm = coef
+                s_val = arb(0)
+                for k, n in enumerate(ns):
+                    qm = qm * pw[k][n]
+                    s_val += n * xs[k]
+                ratio = s_val / t
+                loss = ratio.log()
+                out.append((ratio * qm, qm, loss, loss))
+        return Cells(tuple(out))
+
+    def moments(self):
+        out = loss_moments((p, q) for p, q, _, _ in self._cells.cells)
+        return (0.0, 0.0, 0.0, 0.0) if out is None else out
+
+
+def _atoms_of(inner: Release) -> tuple | None:
+    """(Q-mass, loss) of each atom of a lattice release that lists all its mass, or None."""
+    if not isinstance(inner, _Lattice):
+        return None
+    out = []
+    with _arb.precision(DEFAULT_PREC + 32):
+        for _, q, lo, hi in inner.cells(None, DEFAULT_PREC).cells:
+            if lo is None or hi is None or lo != hi:
+                return None
+            out.append((q, lo))
+    return tuple(out)
+
+
+def cells_allocation(inner: Release, steps: int) -> Release:
+    """Random allocation (1 of ``steps``) of a release of bounded likelihood ratio: in
+    closed form for a few atoms (at most ``MAX_ATOMS`` composed atoms), else on the
+    X-lattice; UnsupportedEventError for any other (its X-law has no bound here)."""
+    if not bounded_inner(inner):
+        raise _refusal("of a GaussianEvent, a LaplaceEvent, a PureDPEvent or a discrete "
+                       "Laplace law only (their likelihood ratios are bounded, or Gaussian)")
+    atoms = _atoms_of(inner)
+    if atoms is not None and math.comb(steps + len(atoms) - 1, len(atoms) - 1) <= MAX_ATOMS:
+        return _AllocatedAtoms(atoms, steps)
+    return _AllocatedCells(inner, steps)
 
 
 def _pairs(law: tuple, ht: arb, unit: arb) -> tuple[list, list]:
@@ -178,13 +399,16 @@ def _pairs(law: tuple, ht: arb, unit: arb) -> tuple[list, list]:
 
 def _sweep(cells: list, hh: arb) -> list:
     """The X-law merged onto the lattice (a post-processing of X): the pool, whose Q-mean
-    lies in [jh, (j+1)h], is merged with the fraction α of the next cell that puts the mean
-    on (j+1)h, α taken at the upper end of its ball (the mean then at or above the lattice
-    point it is placed on, and the Q-mass kept is its lower end); a pool that cannot be
-    placed is dropped (the lower end may lose mass)."""
+    lies in [jh, (j+1)h], is merged with the fraction α of the next nonempty cell (its mean
+    at or above (j+1)h) that puts the mean on (j+1)h, α taken at the upper end of its ball
+    (the mean then at or above the lattice point it is placed on, and the Q-mass kept is its
+    lower end); a pool that cannot be placed is dropped (the lower end may lose mass), and
+    the last pool is merged with part of the group below it (:func:`_place_last`)."""
     out = [arb(0)] * (len(cells) + 1)
     pool = None
     for k, (q1, p1) in enumerate(cells):
+        if q1.is_exact() and p1.is_exact() and q1 == 0 and p1 == 0:
+            continue                    # an empty cell: the pool waits for the next one
         if pool is None:
             pool = [k, q1, p1]
             continue
@@ -202,7 +426,29 @@ def _sweep(cells: list, hh: arb) -> list:
                 pool = [j, q0 + q1, p0 + p1]
                 continue
         pool = [k, q1, p1]                            # the old pool is dropped
+    if pool is not None:
+        _place_last(out, pool, hh)
     return out
+
+
+def _place_last(out: list, pool: list, hh: arb) -> None:
+    """The last pool (mean in [jh, (j+1)h], nothing above to merge with) merged with part of
+    the nearest group placed below it, at the lattice point g·h, so that the merged mean
+    comes down to jh: the Q-mass borrowed is (p₀ − jh·q₀)/((j − g)h), taken at its lower
+    end (the mean then at or above jh, as the sweep places every group). Dropped when no
+    group lies below or the group is too light."""
+    j, q0, p0 = pool
+    below = [g for g in range(min(j, len(out)) - 1, -1, -1) if out[g].upper() > 0]
+    if not below:
+        return
+    g = below[0]
+    x = j * hh
+    need = ((p0 - x * q0) / ((j - g) * hh)).nonnegative_part()
+    take = arb(need.lower())
+    if not take.upper() < out[g].lower():
+        return
+    out[g] = arb((out[g] - take).lower())
+    out[j] += arb((q0 + take).lower())
 
 
 _TRIM = 2**(FIXED_BITS - 70)      # mass trimmed per end per product: 2^-70 ≈ 8.5e-22
@@ -238,22 +484,45 @@ def _power(base: list, k: int, side: str) -> tuple:
         cur = _mul(cur, cur, side)
 
 
+def _refusal(why: str) -> UnsupportedEventError:
+    return UnsupportedEventError(
+        f"PldAccountant reads random allocation {why}; a sound bound without amplification "
+        "is the inner event composed `allocations` times", event="RandomAllocationEvent",
+        accountant="PldAccountant")
+
+
+#: Inner events whose random allocation is read: the Gaussian, and laws of bounded ratio.
+ALLOCATED = (GaussianEvent, LaplaceEvent, PureDPEvent, DiscreteLaplaceEvent)
+
+
 def check_allocation(event) -> None:
-    """UnsupportedEventError unless ``event`` allocates a GaussianEvent once (what
-    :func:`allocation_release` reads)."""
-
-    if not isinstance(event.event, GaussianEvent) or event.allocations != 1:
-        raise UnsupportedEventError(
-            "PldAccountant reads random allocation of a GaussianEvent with allocations=1 "
-            "only; a sound bound without amplification is the inner event composed "
-            "`allocations` times", event="RandomAllocationEvent", accountant="PldAccountant")
-
-
-def allocation_release(event) -> Release:
-    """The release of a :class:`RandomAllocationEvent` of a Gaussian, one allocation."""
-    check_allocation(event)
+    """UnsupportedEventError unless ``event`` allocates once an inner event of
+    :data:`ALLOCATED` (a ``NoiseEvent`` of the discrete Laplace too): what
+    :func:`allocation_release` reads."""
+    if event.allocations != 1:
+        raise _refusal("with allocations=1 only")
     inner = event.event
-    mu = inner.sensitivity ** 2 / (2 * inner.sigma ** 2)
-    if event.steps == 1:                          # one step: the Gaussian release itself
-        return gaussian_release(mu)
-    return _Allocated(mu, event.steps)
+    if not (isinstance(inner, ALLOCATED) or
+            (isinstance(inner, NoiseEvent) and isinstance(inner.law, DiscreteLaplace))):
+        raise _refusal("of a GaussianEvent, a LaplaceEvent, a PureDPEvent or a discrete "
+                       f"Laplace law only, got {type(inner).__name__} (the others' "
+                       "likelihood ratios are unbounded here)")
+
+
+def allocation_release(event, inner: Release | None = None) -> Release:
+    """The release of a :class:`RandomAllocationEvent`, one allocation: the Gaussian in
+    closed form (:class:`_Allocated`), any other inner release of bounded loss from its
+    cells (:func:`cells_allocation`). ``inner``: the
+    inner event's release (the caller's interpretation of ``event.event``)."""
+    check_allocation(event)
+    if isinstance(event.event, GaussianEvent):
+        g = event.event
+        mu = g.sensitivity ** 2 / (2 * g.sigma ** 2)
+        if event.steps == 1:                      # one step: the Gaussian release itself
+            return gaussian_release(mu)
+        return _Allocated(mu, event.steps)
+    if inner is None:
+        raise ParameterError("allocation_release needs the inner event's release")
+    if event.steps == 1:
+        return inner
+    return cells_allocation(inner, event.steps)

@@ -91,7 +91,8 @@ PLD_INTERPRETERS = {
     SampledWithoutReplacementEvent: lambda e: mixed_release(release(e.event), e.rate),
     ApproxDPEvent: lambda e: approx_release(e.epsilon, e.delta),
     ShuffledEvent: lambda e: shuffled_release(e.local_event.eps, e.n),
-    RandomAllocationEvent: allocation_release,
+    RandomAllocationEvent: lambda e: allocation_release(
+        e, None if isinstance(e.event, GaussianEvent) else release(e.event)),
     NoiseEvent: _noise,
 }
 

@@ -239,6 +239,8 @@ def exact_law(release: Release, count: int, prec: int = DEFAULT_PREC):
     (:mod:`~privtools.accounting.pld.readers`): one sampled Gaussian in closed form, or
     the atomic composition; None otherwise."""
     inner = getattr(release, "inner", None)
+    if count == 1 and getattr(release, "atomic", False):      # atoms listed by the release
+        return AtomicLaw(release.cells(None, prec), release.symmetric, prec)
     if count == 1 and getattr(inner, "kind", None) == "gaussian" \
             and getattr(release, "rate", None) is not None:
         return SampledGaussianLaw(inner.a, release.rate, prec)

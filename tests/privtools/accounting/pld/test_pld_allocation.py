@@ -1,7 +1,9 @@
-"""Random allocation (each record in one of t Gaussian steps): the certified interval contains
-the exact curve where it is known — one step is the Gaussian itself; two steps by quadrature
-of the lognormal convolution (the inner expectation in closed form, as a call price) — and
-the bad cases are refused by name."""
+"""Random allocation (each record in one of t steps): the certified interval contains the
+exact curve where it is known — one step is the inner release itself; two Gaussian steps by
+quadrature of the lognormal convolution (the inner expectation in closed form, as a call
+price); randomized response and the discrete Laplace at any t by enumerating the binomial
+counts of X = e^ℓ (and two epochs by enumerating pairs); two Laplace steps by quadrature
+over one step with the other in closed form — and the bad cases are refused by name."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privtools import accounting as A
 from privtools.certified.intervals import ends
@@ -79,9 +83,133 @@ def test_more_steps_amplify_and_the_interval_is_narrow():
 
 
 @pytest.mark.parametrize("event", [
-    A.RandomAllocationEvent(A.LaplaceEvent(b=1), steps=10),
+    A.RandomAllocationEvent(A.DiscreteGaussianSumEvent(n=1, sigma2=4, sensitivity=1),
+                            steps=10),
     A.RandomAllocationEvent(A.GaussianEvent(sigma=1), steps=10, allocations=2),
-], ids=["laplace", "two-allocations"])
+], ids=["discrete-gaussian", "two-allocations"])
 def test_what_is_not_read_is_refused_with_the_sound_fallback(event):
     with pytest.raises(UnsupportedEventError, match="composed `allocations` times"):
         A.PldAccountant(neighbouring="add-remove").compose(event)
+
+
+def _atoms_delta(xs, qs, t: int, eps, epochs: int = 1) -> mpmath.mpf:
+    """Exact δ(ε) of random allocation of a law whose ratio X takes the values ``xs`` with
+    Q-masses ``qs`` over t steps, both directions, ``epochs`` runs: S = Σ n_a x_a over the
+    binomial counts (two values), P = (S/t)·Q; the epochs' product by enumeration."""
+    e = mpmath.e ** (eps if isinstance(eps, mpmath.mpf) else
+                     mpmath.mpf(eps.numerator) / eps.denominator)
+    law = []
+    for n in range(t + 1):
+        q = mpmath.binomial(t, n) * qs[0] ** n * qs[1] ** (t - n)
+        law.append(((n * xs[0] + (t - n) * xs[1]) / t * q, q))
+    if epochs == 2:
+        law = [(p1 * p2, q1 * q2) for p1, q1 in law for p2, q2 in law]
+    fwd = sum(max(p - e * q, 0) for p, q in law)
+    rev = sum(max(q - e * p, 0) for p, q in law)
+    return max(fwd, rev)
+
+
+def _rr_x(eps0: Fraction):
+    """Randomized response at ε₀ (and the discrete Laplace at Δ = 1, loss ±1/b): X = e^{±ε₀}
+    with Q-masses 1/(1 + e^ε₀) and e^ε₀/(1 + e^ε₀)."""
+    e = mpmath.e ** (mpmath.mpf(eps0.numerator) / eps0.denominator)
+    return (e, 1 / e), (1 / (1 + e), e / (1 + e))
+
+
+@settings(max_examples=20, deadline=None)
+@given(eps0=st.sampled_from([Fraction(1, 2), Fraction(1), Fraction(2)]),
+       t=st.integers(1, 60), epochs=st.sampled_from([1, 2]),
+       eps=st.sampled_from([Fraction(0), Fraction(1, 8), Fraction(1, 2), Fraction(1)]))
+def test_randomized_response_allocation_is_exact(eps0, t, epochs, eps):
+    t = min(t, 12) if epochs == 2 else t
+    acc = A.PldAccountant(neighbouring="add-remove").compose(
+        A.RandomAllocationEvent(A.PureDPEvent(eps0), steps=t), count=epochs)
+    xs, qs = _rr_x(eps0)
+    exact = _atoms_delta(xs, qs, t, eps, epochs)
+    lo, hi = ends(acc.delta(eps).interval)
+    slack = mpmath.mpf(10) ** -30
+    assert lo - slack <= exact <= hi + slack
+    if epochs == 1:                              # read without a grid: both ends agree
+        assert hi - lo <= slack + mpmath.mpf(10) ** -30 * exact
+
+
+@settings(max_examples=8, deadline=None)
+@given(b=st.sampled_from([Fraction(1, 2), Fraction(2)]), t=st.integers(2, 200))
+def test_discrete_laplace_allocation_is_exact(b, t):
+    acc = A.PldAccountant(neighbouring="add-remove").compose(
+        A.RandomAllocationEvent(A.DiscreteLaplaceEvent(scale=b, sensitivity=1), steps=t))
+    xs, qs = _rr_x(1 / b)
+    eps = Fraction(1, 4)
+    exact = _atoms_delta(xs, qs, t, eps)
+    lo, hi = ends(acc.delta(eps).interval)
+    assert lo - mpmath.mpf(10) ** -30 <= exact <= hi + mpmath.mpf(10) ** -30
+
+
+def _laplace_two_step_delta(a: Fraction, eps: Fraction) -> mpmath.mpf:
+    """δ(ε) of random allocation of Laplace (loss scale a = Δ/b) over two steps, both
+    directions. Under Q the loss ℓ has atoms at −a (mass 1/2) and +a (mass e^{−a}/2) and
+    density e^{−(a+ℓ)/2}/4 between; X = e^ℓ. The second step is integrated in closed form
+    (∫ (c₁e^ℓ + c₀)_+ e^{−ℓ/2} dℓ over an interval), the first by quadrature."""
+    a = mpmath.mpf(a.numerator) / a.denominator
+    e = mpmath.e ** (mpmath.mpf(eps.numerator) / eps.denominator)
+
+    def inner(c1, c0):                   # E over ℓ₂ of (c1·X₂ + c0)_+
+        def lin(x):
+            return max(c1 * x + c0, 0)
+        total = lin(mpmath.e ** -a) / 2 + lin(mpmath.e ** a) * mpmath.e ** -a / 2
+        # continuous part: ∫_{−a}^{a} (c1 e^ℓ + c0)_+ e^{−(a+ℓ)/2}/4 dℓ, cut where it is 0
+        lo, hi = -a, a
+        if c1 != 0:
+            root = -c0 / c1
+            if root > 0:
+                cut = mpmath.log(root)
+                if c1 > 0:
+                    lo = max(lo, cut)
+                else:
+                    hi = min(hi, cut)
+            elif c1 < 0:
+                return total
+        elif c0 <= 0:
+            return total
+        if lo >= hi:
+            return total
+        k = mpmath.e ** (-a / 2) / 4
+        part = k * (2 * c1 * (mpmath.e ** (hi / 2) - mpmath.e ** (lo / 2))
+                    - 2 * c0 * (mpmath.e ** (-hi / 2) - mpmath.e ** (-lo / 2)))
+        return total + part
+
+    def both(x1):
+        # removing: E[(S/2 − e^ε)_+]; adding: E[(1 − e^ε S/2)_+], S = x1 + X₂
+        return (inner(mpmath.mpf(1) / 2, x1 / 2 - e), inner(-e / 2, 1 - e * x1 / 2))
+
+    def expect(which):
+        atoms = both(mpmath.e ** -a)[which] / 2 + \
+            both(mpmath.e ** a)[which] * mpmath.e ** -a / 2
+        dens = mpmath.quad(lambda ell: both(mpmath.e ** ell)[which]
+                           * mpmath.e ** (-(a + ell) / 2) / 4,
+                           mpmath.linspace(-a, a, 9))
+        return atoms + dens
+    return max(expect(0), expect(1))
+
+
+@pytest.mark.parametrize("eps", [Fraction(0), Fraction(1, 8), Fraction(1, 4)])
+def test_two_laplace_steps_contain_the_quadrature(eps):
+    acc = A.PldAccountant(neighbouring="add-remove").compose(
+        A.RandomAllocationEvent(A.LaplaceEvent(b=2), steps=2))
+    exact = _laplace_two_step_delta(Fraction(1, 2), eps)
+    lo, hi = ends(acc.delta(eps).interval)
+    slack = mpmath.mpf(10) ** -20
+    assert lo - slack <= exact <= hi + slack
+    assert hi - lo <= mpmath.mpf(10) ** -2 * exact
+
+
+def test_allocation_never_certifies_less_than_one_release_can_leak():
+    """The allocated record takes part in one step: ε is at most the inner release's own,
+    so a certified lower end above that would be false."""
+    for inner in (A.LaplaceEvent(b=1), A.PureDPEvent(1),
+                  A.DiscreteLaplaceEvent(scale=2, sensitivity=1)):
+        once = A.PldAccountant().compose(inner).epsilon(1e-6)
+        for t in (2, 30):
+            ra = A.PldAccountant(neighbouring="add-remove").compose(
+                A.RandomAllocationEvent(inner, steps=t)).epsilon(1e-6)
+            assert ends(ra.interval)[0] <= once.epsilon
