@@ -5,8 +5,11 @@ its relatives), or the smallest certified σ for a target — the PLD accountant
     privtools account --q 0.01 --steps 10000 --delta 1e-5 --epsilon 3      # calibrate σ
     privtools account --sigma 1 --batch 256 --population 60000 --steps 2000 --delta 1e-5
     privtools account --sigma 1 --allocation 1000 --steps 10000 --delta 1e-5  # balls in bins
+    privtools account --sigma 1 --q 0.01 --max-batch 200 --population 10000 --steps 10000 \
+        --delta 1e-5                                            # Poisson batches capped at 200
 
-Poisson sampling and random allocation are accounted under add/remove, fixed-size batches
+Poisson sampling (capped with ``--max-batch``: ``TruncatedPoissonSampledEvent``, a certified
+coupling term) and random allocation are accounted under add/remove, fixed-size batches
 and unsampled runs under replace-one (``PldAccountant(neighbouring=...)``; the output's
 "neighbouring" row). Every input is checked against the accountant's stated work limits
 (``privtools.accounting.pld.accountant``: LOSS_LIMIT, LOSS_FLOOR, RATE_FLOOR) and the house's
@@ -45,17 +48,23 @@ def _fdp(acc) -> dict:
     for a in FDP_ALPHAS:
         lo, hi = ends(acc.tradeoff(a).interval)
         betas.append([float(lo), float(hi)])
-    mlo, mhi = ends(acc.gdp_mu().interval)
+    try:
+        mlo, mhi = ends(acc.gdp_mu().interval)
+    except ParameterError:          # a capped run: no μ-GDP curve absorbs its coupling term
+        return {"alpha": list(FDP_ALPHAS), "beta": betas, "gdp_mu": None}
     return {"alpha": list(FDP_ALPHAS), "beta": betas, "gdp_mu": [float(mlo), float(mhi)]}
 
 
 def _fdp_rows(f: dict | None) -> list[tuple[str, str]]:
     if f is None:
         return []
-    lo, hi = f["gdp_mu"]
-    rows = [("μ-GDP", f"μ ∈ [{lo:.6g}, {hi:.6g}]" + (" (no μ certified: the certified δ "
-                                                    "never reaches 0)" if hi == float("inf")
-                                                    else ""))]
+    if f["gdp_mu"] is None:
+        rows = [("μ-GDP", "not read: capped batches carry a total-variation term")]
+    else:
+        lo, hi = f["gdp_mu"]
+        rows = [("μ-GDP", f"μ ∈ [{lo:.6g}, {hi:.6g}]" + (
+            " (no μ certified: the certified δ never reaches 0)" if hi == float("inf")
+            else ""))]
     for a, (b0, b1) in zip(f["alpha"], f["beta"]):
         if a in _SHOWN:
             rows.append((f"β(α = {a:g})", f"[{b0:.6g}, {b1:.6g}] (lower end: the f-DP "
@@ -65,13 +74,37 @@ def _fdp_rows(f: dict | None) -> list[tuple[str, str]]:
     return rows
 
 
+def _batches(q, batch, population, max_batch):
+    """The Poisson rate (or None), with --batch/--population/--max-batch checked."""
+    if max_batch is not None:
+        if q is None or population is None:
+            raise ParameterError("--max-batch caps Poisson batches: it needs --q and "
+                                 "--population")
+        checks.int_range("population", population, 1, 10**12)
+        checks.int_range("max_batch", max_batch, 1, 10**12)
+    elif (batch is None) != (population is None):
+        raise ParameterError("--batch and --population go together")
+    rate = None
+    if q is not None:
+        rate = checks.number("q", q, positive=True)
+        if rate > 1:
+            raise ParameterError(f"--q must be in (0, 1], got {q}")
+    if batch is not None:
+        checks.int_range("population", population, 1, 10**12)
+        checks.int_range("batch", batch, 1, population)
+    return rate
+
+
 def account(
     sigma: str = typer.Option(None, help="noise multiplier σ (Gaussian noise σ·sensitivity); "
                               "omit it with --epsilon to calibrate"),
     q: str = typer.Option(None, help="Poisson sampling rate in (0, 1] (add/remove)"),
     batch: int = typer.Option(None, help="fixed batch size, drawn without replacement "
                               "(replace-one; needs --population)"),
-    population: int = typer.Option(None, help="records the batches are drawn from"),
+    population: int = typer.Option(None, help="records the batches are drawn from (with "
+                                   "--max-batch: the most records a dataset holds)"),
+    max_batch: int = typer.Option(None, help="with --q and --population: Poisson batches "
+                                  "capped at MAX_BATCH records (a certified coupling term)"),
     allocation: int = typer.Option(None, help="random allocation: each record in exactly one "
                                    "of every ALLOCATION steps (balls in bins); --steps must "
                                    "be a multiple of it"),
@@ -96,6 +129,7 @@ def account(
         PoissonSampledEvent,
         RandomAllocationEvent,
         SampledWithoutReplacementEvent,
+        TruncatedPoissonSampledEvent,
         calibrate,
     )
     from privtools.certified.intervals import ends
@@ -121,16 +155,7 @@ def account(
         if steps % allocation:
             raise ParameterError(f"--steps {steps} must be a multiple of --allocation "
                                  f"{allocation} (whole epochs)")
-    if (batch is None) != (population is None):
-        raise ParameterError("--batch and --population go together")
-    rate = None
-    if q is not None:
-        rate = checks.number("q", q, positive=True)
-        if rate > 1:
-            raise ParameterError(f"--q must be in (0, 1], got {q}")
-    if batch is not None:
-        checks.int_range("population", population, 1, 10**12)
-        checks.int_range("batch", batch, 1, population)
+    rate = _batches(q, batch, population, max_batch)
     eq = None if epsilon is None else checks.within(
         "epsilon", checks.number("epsilon", epsilon, positive=True), limits.EPSILON)
     if sigma is None and eq is None:
@@ -143,18 +168,22 @@ def account(
         g = GaussianEvent(sigma=s, sensitivity=sens)
         if allocation is not None:
             return RandomAllocationEvent(g, allocation)
+        if rate is not None and max_batch is not None:
+            return TruncatedPoissonSampledEvent(g, rate, max_batch, population)
         if rate is not None:
             return PoissonSampledEvent(g, rate)
         if batch is not None:
             return SampledWithoutReplacementEvent(g, batch, population)
         return g
 
-    sampling = ("poisson" if rate is not None else
+    sampling = ("capped poisson" if max_batch is not None else
+                "poisson" if rate is not None else
                 "without replacement" if batch is not None else
                 "random allocation" if allocation is not None else "none")
     t0 = time.perf_counter()
     out: dict = {"sampling": sampling, "q": None if rate is None else str(rate),
-                 "batch": batch, "population": population, "allocation": allocation,
+                 "batch": batch, "population": population, "max_batch": max_batch,
+                 "allocation": allocation,
                  "steps": steps,
                  "sensitivity": str(sens), "delta": float(dq)}
     # the relation each sampling scheme is accounted under (Poisson and random allocation:
@@ -194,6 +223,7 @@ def account(
     t.add_column("value")
     rows = [("sampling", sampling + (f", q = {rate}" if rate is not None else "")
              + (f", {batch} of {population}" if batch is not None else "")
+             + (f", at most {max_batch} of {population}" if max_batch is not None else "")
              + (f", one of every {allocation} steps" if allocation is not None else "")),
             ("neighbouring", relation),
             ("steps", f"{steps:,}"), ("σ", str(s_val)

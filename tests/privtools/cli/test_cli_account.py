@@ -67,6 +67,12 @@ def test_calibration_returns_a_sigma_that_meets_the_target():
     (["--sigma", "1", "--allocation", "3", "--steps", "10", "--delta", "1e-5"],
      "must be a multiple of --allocation"),
     (["--sigma", "1", "--batch", "5", "--steps", "10", "--delta", "1e-5"], "go together"),
+    (["--sigma", "1", "--q", "0.1", "--max-batch", "5", "--steps", "10", "--delta", "1e-5"],
+     "--max-batch caps Poisson batches"),
+    (["--sigma", "1", "--max-batch", "5", "--population", "50", "--steps", "10",
+      "--delta", "1e-5"], "--max-batch caps Poisson batches"),
+    (["--sigma", "1", "--q", "0.1", "--max-batch", "0", "--population", "50", "--steps",
+      "10", "--delta", "1e-5"], "--max-batch must be >= 1"),
     (["--sigma", "1", "--steps", "10", "--delta", "1"], "--delta must be in"),
     (["--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
 ])
@@ -115,3 +121,28 @@ def test_fdp_table_names_the_gdp_interval():
                               "--fdp"])
     assert res.exit_code == 0, res.output
     assert "μ-GDP" in res.output and "β(α = 0.1)" in res.output
+
+
+def test_capped_poisson_batches_add_the_coupling_term():
+    from privtools.accounting import PoissonSampledEvent, TruncatedPoissonSampledEvent
+
+    args = ["--sigma", "2", "--q", "0.1", "--population", "40", "--steps", "5",
+            "--delta", "1e-5"]
+    capped = _json([*args, "--max-batch", "12"])
+    acc = PldAccountant(neighbouring="add-remove").compose(
+        TruncatedPoissonSampledEvent(GaussianEvent(sigma=2), Fraction(1, 10), 12, 40), 5)
+    assert capped["epsilon"] == acc.epsilon(Fraction(1, 10**5)).epsilon
+    assert capped["sampling"] == "capped poisson" and capped["neighbouring"] == "add-remove"
+    plain = PldAccountant(neighbouring="add-remove").compose(
+        PoissonSampledEvent(GaussianEvent(sigma=2), Fraction(1, 10)), 5)
+    assert capped["epsilon"] > plain.epsilon(Fraction(1, 10**5)).epsilon
+
+
+@pytest.mark.slow
+def test_fdp_of_a_capped_run_reads_no_gdp():
+    res = runner.invoke(app, ["account", "--sigma", "2", "--q", "0.1", "--population", "40",
+                              "--max-batch", "30", "--steps", "3", "--delta", "1e-5",
+                              "--fdp", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["fdp"]["gdp_mu"] is None and len(out["fdp"]["beta"]) == len(out["fdp"]["alpha"])
