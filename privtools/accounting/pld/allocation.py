@@ -47,7 +47,7 @@ from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.noise import DiscreteLaplace
 
 from ..events import DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent, NoiseEvent, PureDPEvent
-from . import DEFAULT_PREC, FIXED_BITS, PrivacyLossDistribution, fixed
+from . import DEFAULT_PREC, FIXED_BITS, PrivacyLossDistribution, _threads, _trimmed, fixed
 from .cells import Cells, loss_moments, lower_grid, upper_grid
 from .events import Release, _Cells, _default_step, _Lattice, gaussian_release
 from .repeated import MAX_ATOMS, _compositions
@@ -382,7 +382,7 @@ def _pairs(law: tuple, ht: arb, unit: arb) -> tuple[list, list]:
     loss log(s/t)), reverse (the masses swapped, loss −log(s/t)); S = 0 has Q-mass only."""
     fwd, rev = [], []
     start, masses = law[0], law[1]
-    for i, c in enumerate(masses):
+    for i, c in enumerate(masses.coeffs() if isinstance(masses, fmpz_poly) else masses):
         if not c:
             continue
         j = start + i
@@ -455,26 +455,34 @@ _TRIM = 2**(FIXED_BITS - 70)      # mass trimmed per end per product: 2^-70 ≈ 
 
 
 def _mul(a: tuple, b: tuple, side: str) -> tuple:
-    """(start, masses, trimmed) of the convolution of two such triples: each product rounded
-    outward for ``side``, then at most 2^-70 of mass trimmed from each end (counted)."""
-    prod = fmpz_poly(a[1]) * fmpz_poly(b[1])
-    prod = _fixedpoint.shift_poly(prod, FIXED_BITS, "up" if side == "upper" else "down")
-    ms = [int(c) for c in prod.coeffs()] or [0]
-    lo, acc = 0, 0
-    while lo < len(ms) - 1 and acc + ms[lo] <= _TRIM:
-        acc += ms[lo]
-        lo += 1
-    hi, acc2 = len(ms) - 1, 0
-    while hi > lo and acc2 + ms[hi] <= _TRIM:
-        acc2 += ms[hi]
-        hi -= 1
-    trimmed = a[2] + b[2] + acc + acc2
-    return a[0] + b[0] + lo, ms[lo:hi + 1], trimmed
+    """(start, masses, trimmed) of the convolution of two such triples (masses an integer
+    polynomial): each product floored inside FLINT — on the upper side the remainders,
+    summed and rounded up, join the trimmed mass (sent to +∞ in both directions, as every
+    trimmed mass is: S <= t·X_max wherever it sat) — then at most 2^-70 of mass trimmed
+    from each end (counted)."""
+    with _threads():
+        prod = a[1] * b[1]
+    q, rem = _fixedpoint.floor_masses(prod, FIXED_BITS)
+    extra = _fixedpoint.shift(rem, FIXED_BITS, "up") if side == "upper" else 0
+    if q.length() == 0:
+        q = fmpz_poly([0])
+    n = q.length()
+
+    def low(k):
+        return int(q.truncate(k)(1)) if k else 0
+
+    def high(k):
+        return int(q.right_shift(n - k)(1)) if k else 0
+    lo = _trimmed(low, n - 1, _TRIM)
+    hi = _trimmed(high, n - 1 - lo, _TRIM)
+    trimmed = a[2] + b[2] + low(lo) + high(hi) + extra
+    return a[0] + b[0] + lo, q.truncate(n - hi).right_shift(lo), trimmed
 
 
 def _power(base: list, k: int, side: str) -> tuple:
-    """k-fold convolution of integer masses on 0, 1, 2, …: (start, masses, trimmed mass)."""
-    result, cur = None, (0, list(base), 0)
+    """k-fold convolution of integer masses on 0, 1, 2, …: (start, masses as an integer
+    polynomial, trimmed mass)."""
+    result, cur = None, (0, fmpz_poly(list(base)), 0)
     while True:
         if k & 1:
             result = cur if result is None else _mul(result, cur, side)
