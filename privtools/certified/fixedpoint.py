@@ -9,7 +9,8 @@ every positive coefficient below ``d`` — the reason this helper exists.
 
 Masses are never negative, and for a non-negative numerator every quotient is >= 0, where
 ``//`` is a true floor: :func:`floor_masses` floors inside FLINT (no Python integer per
-coefficient) and returns the total remainder, its signs being the caller's invariant.
+coefficient) and returns the total remainder, and :func:`ceil_masses` takes the floor of
+``p + (d − 1)`` per coefficient — the signs being the caller's invariant.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from flint import fmpz_poly
 
 from privtools.errors import ParameterError
 
-__all__ = ["DIRECTIONS", "shift", "shift_poly", "floor_masses"]
+__all__ = ["DIRECTIONS", "shift", "shift_poly", "floor_masses", "ceil_masses"]
 
 DIRECTIONS = ("up", "down")
 
@@ -69,3 +70,27 @@ def floor_masses(poly: fmpz_poly, bits: int) -> tuple[fmpz_poly, int]:
         return poly, 0
     q = poly // (1 << b)
     return q, int(poly(1)) - (int(q(1)) << b)
+
+
+_ONES: dict[int, fmpz_poly] = {}      # bits -> (2^bits − 1)·(1 + x + … + x^{n−1}), the longest
+
+
+def _below(bits: int, n: int) -> fmpz_poly:
+    """2^bits − 1 in each of the first ``n`` coefficients (one long polynomial kept per
+    ``bits``, cut to length)."""
+    have = _ONES.get(bits)
+    if have is None or have.length() < n:
+        size = max(n, 2 * (have.length() if have is not None else 0), 1024)
+        have = _ONES[bits] = fmpz_poly([(1 << bits) - 1] * size)
+    return have.truncate(n) if have.length() > n else have
+
+
+def ceil_masses(poly: fmpz_poly, bits: int) -> fmpz_poly:
+    """Every coefficient of ``poly`` divided by 2^bits and rounded up, inside FLINT, for
+    coefficients that are all >= 0 (the floor of ``c + 2^bits − 1``; the signs are the
+    caller's invariant, as for :func:`floor_masses`). A zero coefficient stays zero."""
+    b = _bits(bits)
+    n = poly.length()
+    if n == 0 or b == 0:
+        return poly
+    return (poly + _below(b, n)) // (1 << b)

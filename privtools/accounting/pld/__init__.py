@@ -48,7 +48,7 @@ from privtools.errors import ParameterError
 from privtools.validation import to_fraction
 
 __all__ = ["LossGrid", "PrivacyLossDistribution", "DEFAULT_PREC", "DEFAULT_TAIL", "FIXED_BITS",
-           "fixed", "Level", "FULL", "level_for"]
+           "fixed", "fixed_all", "Level", "FULL", "level_for"]
 
 DEFAULT_PREC = 192                      # Arb working precision (bits)
 DEFAULT_TAIL = Fraction(1, 10**60)      # mass allowed to move per truncation
@@ -114,14 +114,22 @@ def _floor_div(x: Fraction, step: Fraction) -> int:
 def fixed(ball: arb, side: str, bits: int = FIXED_BITS) -> int:
     """A ball's mass in units of 2^-bits, rounded outward for the side: up (upper end,
     ceiling) for ``upper``, down (lower end, floor, at least 0) for ``lower``."""
+    return fixed_all([ball], side, bits)[0]
+
+
+def fixed_all(balls, side: str, bits: int = FIXED_BITS) -> list[int]:
+    """:func:`fixed` of each ball, at one working precision (bits + 64, so that the
+    product by 2^bits and its integer part are exact)."""
     scale = _SCALE if bits == FIXED_BITS else arb(2) ** bits
+    out = []
     with _arb.precision(bits + 64):
         if side == "upper":
-            x = (ball.upper() * scale).ceil()
+            for b in balls:
+                out.append(max(int((b.upper() * scale).ceil().unique_fmpz()), 0))
         else:
-            x = (ball.lower() * scale).floor()
-    v = int(x.unique_fmpz())
-    return max(v, 0)
+            for b in balls:
+                out.append(max(int((b.lower() * scale).floor().unique_fmpz()), 0))
+    return out
 
 
 @contextmanager
@@ -254,14 +262,14 @@ class LossGrid:
         return out.truncate(tail)
 
     def _rounded(self, masses: fmpz_poly, inf: int, shift: int) -> tuple[fmpz_poly, int]:
-        """Masses and the +∞ mass divided by 2^shift, rounded outward for the side: each
-        mass floored; on the upper side the remainders, summed and rounded up, move to +∞
-        (mass moved up in loss only raises δ(ε), also after composition), on the lower
-        side they are dropped."""
-        q, rem = _fixedpoint.floor_masses(masses, shift)
+        """Masses and the +∞ mass divided by 2^shift, rounded outward for the side, each
+        at its own loss: up (ceiling) on the upper side, down (floor) on the lower — inside
+        FLINT (:mod:`privtools.certified.fixedpoint`)."""
         if self.side == "upper":
-            return q, _fixedpoint.shift(inf + rem, shift, "up")
-        return q, _fixedpoint.shift(inf, shift, "down")
+            return (_fixedpoint.ceil_masses(masses, shift),
+                    _fixedpoint.shift(inf, shift, "up"))
+        return (_fixedpoint.floor_masses(masses, shift)[0],
+                _fixedpoint.shift(inf, shift, "down"))
 
     def coarsen(self, bits: int) -> LossGrid:
         """The same side held in units of 2^-bits (``bits`` at most this grid's): every
@@ -393,31 +401,34 @@ class LossGrid:
 
     # ------------------------------------------------------------------ δ(ε) and ε(δ)
     @cached_property
-    def _suffix(self) -> tuple[list[arb], list[arb]]:
-        """S1[i] = Σ_{j>=i} m_j and S2[i] = Σ_{j>=i} m_j e^{−l_j} (length n + 1)."""
+    def _suffix(self) -> tuple[list[int], list[arb]]:
+        """S1[i] = Σ_{j>=i} m_j (exact ints) and S2[i] = Σ_{j>=i} m_j e^{−l_j} (balls), both
+        in units of 2^-bits (length n + 1; :meth:`_sums` scales one index)."""
         n = len(self._seq)
+        s1 = list(itertools.accumulate(reversed(self._seq), initial=0))[::-1]
         with _arb.precision(self.prec + 32):
             r = _exp(-self.step)
             e = _exp(-self.loss(n - 1))
-            s1 = [0] * (n + 1)
             s2 = [arb(0)] * (n + 1)
             for i in range(n - 1, -1, -1):
                 m = self._seq[i]
-                s1[i] = s1[i + 1] + m
                 s2[i] = s2[i + 1] + m * e if m else s2[i + 1]
                 e = e / r
-            unit = arb(1) / self._scale
-            s1 = [arb(v) * unit for v in s1]
-            s2 = [v * unit for v in s2]
         return s1, s2
+
+    def _sums(self, first: int) -> tuple[arb, arb]:
+        """(S1[first], S2[first]) as masses (balls; call at the working precision)."""
+        s1, s2 = self._suffix
+        unit = arb(1) / self._scale
+        return arb(s1[first]) * unit, s2[first] * unit
 
     def _delta_ball(self, eps: Fraction) -> arb:
         """Ball around this side's δ(ε) (atoms strictly above ε count)."""
-        s1, s2 = self._suffix
         first = _floor_div(eps - self.offset, self.step) - self.start + 1
         first = min(max(first, 0), len(self._seq))
         with _arb.precision(self.prec + 32):
-            d = s1[first] - _exp(eps) * s2[first] + arb(self.infinity) / self._scale
+            s1, s2 = self._sums(first)
+            d = s1 - _exp(eps) * s2 + arb(self.infinity) / self._scale
         return d
 
     def delta(self, eps) -> mpmath.mpf:
@@ -431,14 +442,14 @@ class LossGrid:
         """Certified ends ``(lo, hi)`` of the solution ε of S1[first] + ∞-mass − e^ε
         S2[first] = δ (δ on the segment just below atom ``first``): ``(−inf, −inf)`` when the
         left side is <= δ for every ε, ``(−inf, +inf)`` when undecided."""
-        s1, s2 = self._suffix
         with _arb.precision(self.prec + 32):
-            num = s1[first] + arb(self.infinity) / self._scale - delta
-            if num <= 0 or s2[first] == 0:
+            s1, s2 = self._sums(first)
+            num = s1 + arb(self.infinity) / self._scale - delta
+            if num <= 0 or s2 == 0:
                 return mpmath.ninf, mpmath.ninf
-            if not (num > 0 and s2[first] > 0):
+            if not (num > 0 and s2 > 0):
                 return mpmath.ninf, mpmath.inf
-            sol = (num / s2[first]).log()
+            sol = (num / s2).log()
             return _arb.lower_mpf(sol), _arb.upper_mpf(sol)
 
     def epsilon(self, delta) -> mpmath.mpf:

@@ -20,10 +20,11 @@ given X̃_i) maps Q̃ to Q and, because E[X̃_i | X_i] = X_i, maps P̃ to P. The
 t-fold convolution of the split law (exact integers), and the PLD of (P̃, Q̃) is read with the
 cells of :mod:`~privtools.accounting.pld.cells` — the error is second order in h.
 
-**Lower end.** Each X rounded down to the lattice: S_dn <= S, so the forward loss is at or
-below the truth; the P-law of S_dn is the tilted X′ (ℓ ~ N(μ, 2μ)) convolved with t − 1
-rounded X, and every mass rounded down. First order in h. (The reverse lower end uses the
-law of S rounded up under Q.)
+**Lower end.** The X-law merged onto the lattice by exact merges of neighbouring cells (a
+post-processing of the release), one law per direction: each merged group's mean is known
+as a ball, so it is placed on the lattice point just below it for the removing direction
+(S only falls, and with it that direction's δ) and just above it for the adding direction
+(S only rises, and the adding δ falls); masses kept at their lower ends. Second order in h.
 
 **Tails.** X above X_max (where P₁ has at most 1e-13 and t·Q at most 1e-16 left) is cut: the
 event that some X is cut has P-mass at most P₁(X > X_max) + (t − 1)·Q(X > X_max), sent to
@@ -125,8 +126,9 @@ class _Allocated(Release):
             for j, (mq, mp) in enumerate(cells):
                 split[j] += ((j + 1) * hh * mq - mp) / hh
                 split[j + 1] += (mp - j * hh * mq) / hh
-            merged = _sweep(cells, hh)
-        return ([fixed(b, "upper") for b in split], [fixed(b, "lower") for b in merged],
+            merged = tuple([fixed(b, "lower") for b in _sweep(cells, hh, way)]
+                           for way in ("fwd", "rev"))
+        return ([fixed(b, "upper") for b in split], merged,
                 h, tail_q, tail_p, x_max)
 
     def build(self, step, prec=DEFAULT_PREC):
@@ -143,10 +145,11 @@ class _Allocated(Release):
 
 def _allocation_pld(split, merged, h, tail_q, tail_p, x_max, t: int, step, prec,
                     lower: PrivacyLossDistribution | None = None) -> PrivacyLossDistribution:
-    """Both directions of the allocation pair from the split (upper) and merged (lower)
-    X-laws on the lattice h·j: their t-fold convolutions, the cut and trimmed masses to
-    +∞ (module docstring), the cells of S/t put on the loss grid. ``lower``: the lower
-    sides taken from that PLD instead (``merged`` then unused)."""
+    """Both directions of the allocation pair from the split (upper) and merged (lower: one
+    law per direction, :func:`_sweep`) X-laws on the lattice h·j: their t-fold
+    convolutions, the cut and trimmed masses to +∞ (module docstring), the cells of S/t
+    put on the loss grid. ``lower``: the lower sides taken from that PLD instead
+    (``merged`` then unused)."""
     up = _power(split, t, "upper")
     with _arb.precision(prec + 64):
         unit = arb(1) / _SCALE
@@ -166,7 +169,8 @@ def _allocation_pld(split, merged, h, tail_q, tail_p, x_max, t: int, step, prec,
         if lower is not None:
             return PrivacyLossDistribution((fwd_up, lower.forward[1]),
                                            (rev_up, lower.reverse[1]))
-        fwd_l, rev_l = _pairs(_power(merged, t, "lower"), ht, unit)
+        fwd_l, _ = _pairs(_power(merged[0], t, "lower"), ht, unit)
+        _, rev_l = _pairs(_power(merged[1], t, "lower"), ht, unit)
         fwd_low = lower_grid(Cells(tuple(fwd_l)), step, prec)
         rev_low = lower_grid(Cells(tuple(rev_l)), step, prec)
     return PrivacyLossDistribution((fwd_up, fwd_low), (rev_up, rev_low))
@@ -397,13 +401,16 @@ def _pairs(law: tuple, ht: arb, unit: arb) -> tuple[list, list]:
     return fwd, rev
 
 
-def _sweep(cells: list, hh: arb) -> list:
-    """The X-law merged onto the lattice (a post-processing of X): the pool, whose Q-mean
-    lies in [jh, (j+1)h], is merged with the fraction α of the next nonempty cell (its mean
-    at or above (j+1)h) that puts the mean on (j+1)h, α taken at the upper end of its ball
-    (the mean then at or above the lattice point it is placed on, and the Q-mass kept is its
-    lower end); a pool that cannot be placed is dropped (the lower end may lose mass), and
-    the last pool is merged with part of the group below it (:func:`_place_last`)."""
+def _sweep(cells: list, hh: arb, way: str) -> list:
+    """The X-law merged onto the lattice (a post-processing of X), for one direction's
+    lower end: the pool, whose Q-mean lies in [jh, (j+1)h], is merged with the fraction α
+    of the next nonempty cell (its mean at or above (j+1)h) that puts the mean on (j+1)h.
+    α is known as a ball: ``way="fwd"`` takes its upper end (the merged mean at or above
+    the point it is placed on: S only falls, and so does the removing direction's δ),
+    ``way="rev"`` its lower end (the mean at or below: S only rises, and the adding
+    direction's δ falls). The Q-mass kept is its lower end (a proportional drop); a pool
+    that cannot be placed so is dropped (the lower end may lose mass), and the last pool is
+    merged with part of the group below it (:func:`_place_last`)."""
     out = [arb(0)] * (len(cells) + 1)
     pool = None
     for k, (q1, p1) in enumerate(cells):
@@ -417,8 +424,8 @@ def _sweep(cells: list, hh: arb) -> list:
         num, den = x * q0 - p0, p1 - x * q1
         if den > 0:
             r = num / den
-            if r.upper() < 1:
-                a = arb(r.upper()) if r.upper() > 0 else arb(0)
+            a = _fraction(r, way)
+            if r.upper() < 1 and a is not None:
                 out[j + 1] += arb((q0 + a * q1).lower())
                 pool = [k, (1 - a) * q1, (1 - a) * p1]
                 continue
@@ -427,25 +434,34 @@ def _sweep(cells: list, hh: arb) -> list:
                 continue
         pool = [k, q1, p1]                            # the old pool is dropped
     if pool is not None:
-        _place_last(out, pool, hh)
+        _place_last(out, pool, hh, way)
     return out
 
 
-def _place_last(out: list, pool: list, hh: arb) -> None:
+def _fraction(r: arb, way: str) -> arb | None:
+    """The end of the ball ``r`` (a fraction in [0, 1]) the sweep takes for ``way``: the
+    upper end (at least 0) for ``fwd``; the lower end for ``rev``, None when it is not
+    certainly >= 0 (the pool alone might already sit above the point)."""
+    if way == "fwd":
+        return arb(r.upper()) if r.upper() > 0 else arb(0)
+    return arb(r.lower()) if r.lower() >= 0 else None
+
+
+def _place_last(out: list, pool: list, hh: arb, way: str) -> None:
     """The last pool (mean in [jh, (j+1)h], nothing above to merge with) merged with part of
     the nearest group placed below it, at the lattice point g·h, so that the merged mean
-    comes down to jh: the Q-mass borrowed is (p₀ − jh·q₀)/((j − g)h), taken at its lower
-    end (the mean then at or above jh, as the sweep places every group). Dropped when no
-    group lies below or the group is too light."""
+    comes down to jh: the Q-mass borrowed is (p₀ − jh·q₀)/((j − g)h), taken at the end of
+    its ball that leaves the mean on the side ``way`` needs (as in :func:`_sweep`). Dropped
+    when no group lies below, the group is too light, or the side is not certain."""
     j, q0, p0 = pool
     below = [g for g in range(min(j, len(out)) - 1, -1, -1) if out[g].upper() > 0]
     if not below:
         return
     g = below[0]
     x = j * hh
-    need = ((p0 - x * q0) / ((j - g) * hh)).nonnegative_part()
-    take = arb(need.lower())
-    if not take.upper() < out[g].lower():
+    need = (p0 - x * q0) / ((j - g) * hh)
+    take = _fraction(need, "rev" if way == "fwd" else "fwd")   # less borrowed: mean higher
+    if take is None or not take.upper() < out[g].lower():
         return
     out[g] = arb((out[g] - take).lower())
     out[j] += arb((q0 + take).lower())

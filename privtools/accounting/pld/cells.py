@@ -39,7 +39,7 @@ from flint import arb
 from privtools.certified import balls as _arb
 from privtools.certified import intervals as _intervals
 
-from . import LossGrid, fixed
+from . import LossGrid, fixed, fixed_all
 
 __all__ = ["Cells", "upper_grid", "lower_grid", "to_grid", "loss_moments"]
 
@@ -135,8 +135,8 @@ def to_grid(side: str, masses: dict, step: Fraction, inf: arb, prec: int) -> Los
         return LossGrid(side, Fraction(0), step, 0, (0,), fixed_inf, prec)
     lo, hi = min(masses), max(masses)
     out = [0] * (hi - lo + 1)
-    for j, b in masses.items():
-        out[j - lo] = fixed(b, side)
+    for j, v in zip(masses, fixed_all(masses.values(), side)):
+        out[j - lo] = v
     return LossGrid(side, Fraction(0), step, lo, tuple(out), fixed_inf, prec)
 
 

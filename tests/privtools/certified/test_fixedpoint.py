@@ -5,7 +5,7 @@ every sign; ``shift_poly`` rounds each coefficient the same way, so a positive c
 below 2^bits rounds up to 1 (the quotient-in-(−1, 0) truncation that once dropped the
 accountant's smallest upper-end masses is a kept regression case); bad arguments are
 refused by name. ``floor_masses`` floors non-negative coefficients inside FLINT and returns
-the exact total remainder (what an upper side moves to +∞).
+the exact total remainder, ``ceil_masses`` rounds each up (a zero stays zero).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from flint import fmpz_poly
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privtools.certified.fixedpoint import floor_masses, shift, shift_poly
+from privtools.certified.fixedpoint import ceil_masses, floor_masses, shift, shift_poly
 from privtools.errors import ParameterError
 
 _ints = st.integers(-(2**600), 2**600)
@@ -67,3 +67,13 @@ def test_floor_masses_below_one_unit_leave_all_in_the_remainder():
     q, rem = floor_masses(p, 256)
     assert q == fmpz_poly([0, 0, 0, 0, 1, 1])
     assert rem == 1 + 3 + 2**256 - 1 + 1
+
+
+@given(xs=st.lists(st.integers(0, 2**600), min_size=1, max_size=30), bits=_bits)
+def test_ceil_masses_is_the_ceiling_of_every_coefficient(xs, bits):
+    assert ceil_masses(fmpz_poly(xs), bits) == fmpz_poly([-((-x) >> bits) for x in xs])
+
+
+def test_ceil_masses_below_one_unit_round_up_to_one_unit():
+    p = fmpz_poly([1, 3, 2**256 - 1, 0, 2**256, 2**256 + 1])
+    assert ceil_masses(p, 256) == fmpz_poly([1, 1, 1, 0, 1, 2])
