@@ -1,16 +1,14 @@
 """Directed rounding of fixed-point masses: integers in units of 2^-bits, divided by a power
-of two toward +∞ (``up``) or −∞ (``down``) in Python integers.
+of two toward +∞ (``up``) or −∞ (``down``).
 
 Python's ``>>`` on an ``int`` is a floor for either sign, so ``-((-x) >> bits)`` is the
-ceiling. Integer polynomials of any signs are rounded coefficient by coefficient through
-Python integers (:func:`shift_poly`): python-flint's ``fmpz_poly // int`` does not floor a
-quotient that lies in (−1, 0) (it returns 0), so the usual ``-((-p) // d)`` ceiling drops
-every positive coefficient below ``d`` — the reason this helper exists.
-
-Masses are never negative, and for a non-negative numerator every quotient is >= 0, where
-``//`` is a true floor: :func:`floor_masses` floors inside FLINT (no Python integer per
-coefficient) and returns the total remainder, and :func:`ceil_masses` takes the floor of
-``p + (d − 1)`` per coefficient — the signs being the caller's invariant.
+ceiling (:func:`shift`). Integer polynomials are rounded inside FLINT: python-flint's
+``fmpz_poly // int`` does not floor a quotient that lies in (−1, 0) (it returns 0), so the
+usual ``-((-p) // d)`` ceiling drops every positive coefficient below ``d``. Masses are
+never negative, and for a non-negative numerator every quotient is >= 0, where ``//`` is a
+true floor: :func:`floor_masses` floors (and returns the total remainder) and
+:func:`ceil_masses` takes the floor of ``p + (d − 1)`` per coefficient — the signs being
+the caller's invariant.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from flint import fmpz_poly
 
 from privtools.errors import ParameterError
 
-__all__ = ["DIRECTIONS", "shift", "shift_poly", "floor_masses", "ceil_masses"]
+__all__ = ["DIRECTIONS", "shift", "floor_masses", "ceil_masses"]
 
 DIRECTIONS = ("up", "down")
 
@@ -44,17 +42,6 @@ def shift(x: int, bits: int, direction: str) -> int:
     b, d = _bits(bits), _direction(direction)
     x = operator.index(x)
     return -((-x) >> b) if d == "up" else x >> b
-
-
-def shift_poly(poly: fmpz_poly, bits: int, direction: str) -> fmpz_poly:
-    """Every coefficient of ``poly`` divided by 2^bits and rounded ``up`` or ``down``
-    (any signs); the zero polynomial stays zero."""
-    b, d = _bits(bits), _direction(direction)
-    if d == "up":
-        coeffs = [-((-int(c)) >> b) for c in poly.coeffs()]
-    else:
-        coeffs = [int(c) >> b for c in poly.coeffs()]
-    return fmpz_poly(coeffs)
 
 
 def floor_masses(poly: fmpz_poly, bits: int) -> tuple[fmpz_poly, int]:
