@@ -41,9 +41,10 @@ def print_table(headers: list[str], rows: list[list[str]], align: str) -> None:
 
 
 def bench_args(doc: str, argv=None, *, quick_help: str = "smaller sizes, a few seconds",
-               repeats: int | None = 3, extra=None):
+               repeats: int | None = 3, extra=None, markdown: bool = False):
     """The options every benchmark takes: ``--quick``, ``--json`` and ``--repeats R``
-    (``None`` default: the benchmark picks R from ``--quick``); ``extra(parser)`` adds a
+    (``None`` default: the benchmark picks R from ``--quick``); ``markdown=True`` adds
+    ``--markdown PATH`` (a blank path refused, exit 2); ``extra(parser)`` adds a
     benchmark's own options."""
     import argparse
 
@@ -51,11 +52,15 @@ def bench_args(doc: str, argv=None, *, quick_help: str = "smaller sizes, a few s
     ap.add_argument("--quick", action="store_true", help=quick_help)
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     ap.add_argument("--repeats", type=int, default=repeats, help="best of R runs")
+    if markdown:
+        ap.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
     if extra is not None:
         extra(ap)
     args = ap.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
         ap.error("--repeats must be >= 1")
+    if markdown and args.markdown is not None and not args.markdown.strip():
+        ap.error("--markdown: give a file path")
     return args
 
 

@@ -47,12 +47,7 @@ def _read(event, count: int) -> dict:
 
 
 def main(argv=None) -> int:
-    def extra(ap):
-        ap.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
-    args = bench_args(__doc__, argv, repeats=None, extra=extra)
-    if args.markdown is not None and not args.markdown.strip():
-        print("--markdown: give a file path", file=sys.stderr)
-        return 2
+    args = bench_args(__doc__, argv, repeats=None, markdown=True)
     ts = (10, 100) if args.quick else (10, 100, 1000)
     rows = []
     for label, inner in LAWS:

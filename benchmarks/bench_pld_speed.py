@@ -114,12 +114,7 @@ def _markdown(result) -> str:
 
 
 def main(argv=None) -> int:
-    def extra(ap):
-        ap.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
-    args = bench_args(__doc__, argv, repeats=None, extra=extra)
-    if args.markdown is not None and not args.markdown.strip():
-        print("--markdown: give a file path", file=sys.stderr)
-        return 2
+    args = bench_args(__doc__, argv, repeats=None, markdown=True)
     ks = (1000,) if args.quick else (1000, 10_000)
     rows = []
     for k in ks:

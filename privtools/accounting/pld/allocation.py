@@ -214,14 +214,15 @@ class _AllocatedCells(Release):
         """Points of the X-lattice on [0, X_max]: a step of sd(X)/2^10 (the split's error is
         second order in step/sd), at least twice finer than the smallest X, within
         [2^10, MAX_ALLOCATION_POINTS]."""
-        x_min, x_max, var_x = self._x_stats()
+        x_min, x_max, var_x = self._x_stats
         n = math.ceil(x_max / (math.sqrt(var_x) / 2**10))
         if x_min > 0:
             n = max(n, math.ceil(2 * x_max / x_min))
         return min(max(n, 2**10), MAX_ALLOCATION_POINTS)
 
+    @cached_property
     def _x_stats(self) -> tuple[float, float, float]:
-        """(X_min, X_max, Var_Q X) in floats (planning)."""
+        """(X_min, X_max, Var_Q X) in floats (planning; read once)."""
         c = self._inner_cells(64)
         xs = [(float(q.mid()), float(p.mid()), lo, hi) for p, q, lo, hi in c.cells]
         x_min = min((math.exp(float(lo)) if lo is not None else 0.0) for _, _, lo, _ in xs)
@@ -230,13 +231,13 @@ class _AllocatedCells(Release):
         return x_min, x_max, max(second - 1, 1e-300)
 
     def moments(self):
-        x_min, x_max, var_x = self._x_stats()
+        x_min, x_max, var_x = self._x_stats
         t = self.steps
         sd = math.sqrt(var_x / t)
         return var_x / (2 * t), sd, -12 * sd, math.log((x_max + t) / t)
 
     def _laws(self, prec: int):
-        _, x_max, _ = self._x_stats()
+        _, x_max, _ = self._x_stats
         n = self._lattice_points()
         h = Fraction(x_max * (1 + 2**-40) / n).limit_denominator(2**50)
         cells = self._inner_cells(prec, 4 * n)          # cells no wider than h in X
