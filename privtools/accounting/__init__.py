@@ -94,6 +94,8 @@ from .sampled_events import (
     PoissonSampledEvent,
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
+    SampledWithReplacementEvent,
+    ShuffledBatchesEvent,
     ShuffledEvent,
     TruncatedPoissonSampledEvent,
 )
@@ -144,7 +146,9 @@ __all__ = [
     "PoissonSampledEvent",
     "TruncatedPoissonSampledEvent",
     "SampledWithoutReplacementEvent",
+    "SampledWithReplacementEvent",
     "RandomAllocationEvent",
+    "ShuffledBatchesEvent",
     "ShuffledEvent",
     "ApproxDPEvent",
     "calibrate",

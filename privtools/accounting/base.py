@@ -99,6 +99,10 @@ _ALTERNATIVE = {
     "(SampledWithoutReplacementEvent, replace-one) for a replace-one ε",
     ("SampledWithoutReplacementEvent", ADD_REMOVE): ", or sample with PoissonSampledEvent "
     "(add-remove) for an add-remove ε",
+    ("SampledWithReplacementEvent", ADD_REMOVE): ", or sample with PoissonSampledEvent "
+    "(add-remove) for an add-remove ε",
+    ("ShuffledBatchesEvent", ADD_REMOVE): ", or batch by random allocation "
+    "(RandomAllocationEvent, balls in bins; add-remove) for an add-remove ε",
 }
 
 

@@ -8,6 +8,11 @@
     SampledWithoutReplacementEvent(event, batch, population)
                                            ``event`` run on ``batch`` records drawn without
                                            replacement from ``population`` (replace-one)
+    SampledWithReplacementEvent(event, batch, population)
+                                           ``event`` run on ``batch`` independent uniform
+                                           draws from ``population`` (replace-one)
+    ShuffledBatchesEvent(event, steps)     one epoch of ``steps`` fixed-size batches cut
+                                           from one random permutation (replace-one)
     RandomAllocationEvent(event, steps, allocations=1)
                                            ``steps`` runs of ``event``; each record takes part
                                            in ``allocations`` of them, chosen uniformly
@@ -24,7 +29,7 @@ relation its amplification holds for), a fixed-size sample under replace-one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from privtools.errors import ParameterError
@@ -32,11 +37,24 @@ from privtools.neighbours import ADD_REMOVE, REPLACE_ONE
 from privtools.validation import check_int, to_fraction
 
 from .base import check_relation
-from .events import ComposedEvent, DpEvent, PureDPEvent, RepeatedEvent, _set
+from .events import (
+    ComposedEvent,
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    DpEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    NoiseEvent,
+    PureDPEvent,
+    RepeatedEvent,
+    SkellamEvent,
+    _set,
+)
 
 __all__ = ["PoissonSampledEvent", "TruncatedPoissonSampledEvent",
-           "SampledWithoutReplacementEvent", "RandomAllocationEvent", "ShuffledEvent",
-           "ApproxDPEvent"]
+           "SampledWithoutReplacementEvent", "SampledWithReplacementEvent",
+           "RandomAllocationEvent", "ShuffledBatchesEvent", "ShuffledEvent", "ApproxDPEvent",
+           "GROUPED"]
 
 
 def _single(name: str, event) -> DpEvent:
@@ -138,6 +156,49 @@ class SampledWithoutReplacementEvent(DpEvent):
         return Fraction(self.batch, self.population)
 
 
+#: Inner events whose release on a batch holding the differing record ℓ times is known:
+#: additive noise (sensitivity ℓΔ) and ε-DP guarantees (group privacy: ℓε).
+GROUPED = (GaussianEvent, LaplaceEvent, DiscreteLaplaceEvent, NoiseEvent, SkellamEvent,
+           DiscreteGaussianSumEvent, PureDPEvent)
+
+
+@dataclass(frozen=True)
+class SampledWithReplacementEvent(DpEvent):
+    """``event`` run on a batch of ``batch`` records drawn uniformly *with* replacement from
+    a dataset of ``population`` records (replace-one).
+
+    The differing record is drawn ℓ ~ Bin(batch, 1/population) times, the same ℓ under
+    both datasets (the draws are coupled), and the batches then differ in ℓ places. The
+    pair accounted reveals ℓ: the mixture over ℓ of the inner release at group distance ℓ
+    (:meth:`copies`: sensitivity ℓΔ for additive noise, ℓε for an ε-DP guarantee; Balle,
+    Barthe and Gaboardi 2018 §5 take the same route). Revealing ℓ only adds information, so
+    the pair dominates the run; its lower end bounds that pair, not the run."""
+
+    event: DpEvent
+    batch: int
+    population: int
+    neighbouring: str = REPLACE_ONE
+
+    def __post_init__(self):
+        _set(self, "event", _single("event", self.event))
+        if not isinstance(self.event, GROUPED):
+            names = ", ".join(t.__name__ for t in GROUPED)
+            raise ParameterError(
+                f"event must be additive noise or an ε-DP guarantee ({names}) for sampling "
+                f"with replacement, got {type(self.event).__name__}: its release on a batch "
+                "holding a record several times is not known here")
+        _set(self, "batch", check_int("batch", self.batch, minimum=1))
+        _set(self, "population", check_int("population", self.population, minimum=1))
+        _relation(self.neighbouring, REPLACE_ONE, "sampling with replacement")
+
+    def copies(self, ell: int) -> DpEvent:
+        """The inner event on two batches that differ in ``ell`` >= 1 places."""
+        e = self.event
+        if isinstance(e, PureDPEvent):
+            return replace(e, eps=ell * e.eps)
+        return replace(e, sensitivity=ell * e.sensitivity)
+
+
 @dataclass(frozen=True)
 class RandomAllocationEvent(DpEvent):
     """``steps`` runs of ``event`` in which each record takes part in exactly
@@ -157,6 +218,28 @@ class RandomAllocationEvent(DpEvent):
             raise ParameterError(f"allocations must be <= steps ({self.steps}), got "
                                  f"{self.allocations}")
         _relation(self.neighbouring, ADD_REMOVE, "random allocation")
+
+
+@dataclass(frozen=True)
+class ShuffledBatchesEvent(DpEvent):
+    """One epoch of DP-SGD's shuffled batches: the dataset is permuted uniformly and cut into
+    ``steps`` batches of a fixed size, each run through ``event`` (replace-one).
+
+    No amplification by this shuffle is certified: none is known to hold in general (Chua
+    et al. 2024 show shuffled epochs may leak far more than the Poisson accounting often
+    reported for them). Accounted as what is sound — with the permutation revealed, the
+    differing record sits in exactly one batch, so the epoch is one run of ``event``. For
+    amplification, batch by random allocation (:class:`RandomAllocationEvent`, balls in
+    bins) or Poisson sampling, and account that."""
+
+    event: DpEvent
+    steps: int
+    neighbouring: str = REPLACE_ONE
+
+    def __post_init__(self):
+        _set(self, "event", _single("event", self.event))
+        _set(self, "steps", check_int("steps", self.steps, minimum=1))
+        _relation(self.neighbouring, REPLACE_ONE, "shuffled fixed-size batches")
 
 
 @dataclass(frozen=True)
@@ -196,5 +279,5 @@ class ApproxDPEvent(DpEvent):
 
 
 _SAMPLED_TYPES = (PoissonSampledEvent, TruncatedPoissonSampledEvent,
-                  SampledWithoutReplacementEvent, RandomAllocationEvent,
-                  ShuffledEvent)
+                  SampledWithoutReplacementEvent, SampledWithReplacementEvent,
+                  RandomAllocationEvent, ShuffledBatchesEvent, ShuffledEvent)

@@ -108,6 +108,13 @@ def account(
     allocation: int = typer.Option(None, help="random allocation: each record in exactly one "
                                    "of every ALLOCATION steps (balls in bins); --steps must "
                                    "be a multiple of it"),
+    allocations: int = typer.Option(None, help="with --allocation: each record in "
+                                    "ALLOCATIONS of every ALLOCATION steps (k-of-t)"),
+    replacement: bool = typer.Option(False, "--replacement", help="with --batch: the batch "
+                                     "is drawn with replacement (replace-one)"),
+    shuffle: bool = typer.Option(False, "--shuffle", help="with --batch: each epoch a "
+                                 "permutation cut into batches (POPULATION/BATCH steps; no "
+                                 "amplification is certified: one release per epoch)"),
     steps: int = typer.Option(..., help="number of noisy steps composed"),
     delta: str = typer.Option(..., help="target δ in (0, 1)"),
     epsilon: str = typer.Option(None, help="with --sigma: also δ(ε); without: the smallest "
@@ -119,7 +126,8 @@ def account(
     as_json: bool = typer.Option(False, "--json", help="one JSON object"),
 ):
     """Certified ε(δ) of ``steps`` Gaussian steps with Poisson (--q), fixed-size
-    (--batch/--population) or random-allocation (--allocation) batches, or without sampling;
+    (--batch/--population; --replacement, --shuffle) or random-allocation (--allocation,
+    --allocations) batches, or without sampling;
     or, without --sigma, the smallest σ whose run is certified (--epsilon, --delta)-DP. The
     interval's upper end is what a deployment may claim (privtools.accounting.PldAccountant).
     """
@@ -129,6 +137,8 @@ def account(
         PoissonSampledEvent,
         RandomAllocationEvent,
         SampledWithoutReplacementEvent,
+        SampledWithReplacementEvent,
+        ShuffledBatchesEvent,
         TruncatedPoissonSampledEvent,
         calibrate,
     )
@@ -155,19 +165,37 @@ def account(
         if steps % allocation:
             raise ParameterError(f"--steps {steps} must be a multiple of --allocation "
                                  f"{allocation} (whole epochs)")
+    if allocations is not None:
+        if allocation is None:
+            raise ParameterError("--allocations needs --allocation (k of every t steps)")
+        checks.int_range("allocations", allocations, 1, allocation)
+    if (replacement or shuffle) and batch is None:
+        raise ParameterError(f"--{'replacement' if replacement else 'shuffle'} needs "
+                             "--batch and --population")
+    if replacement and shuffle:
+        raise ParameterError("--replacement and --shuffle exclude each other")
     rate = _batches(q, batch, population, max_batch)
+    epoch = population // batch if shuffle else None
+    if shuffle and steps % epoch:
+        raise ParameterError(f"--steps {steps} must be a multiple of the epoch, --population "
+                             f"// --batch = {epoch} steps (with --shuffle)")
     eq = None if epsilon is None else checks.within(
         "epsilon", checks.number("epsilon", epsilon, positive=True), limits.EPSILON)
     if sigma is None and eq is None:
         raise ParameterError("give --sigma (account a run) or --epsilon (calibrate σ)")
     s_val = None if sigma is None else checks.number("sigma", sigma, positive=True)
 
-    count = steps if allocation is None else steps // allocation
+    count = (steps // allocation if allocation is not None else
+             steps // epoch if shuffle else steps)
 
     def make(s):
         g = GaussianEvent(sigma=s, sensitivity=sens)
         if allocation is not None:
-            return RandomAllocationEvent(g, allocation)
+            return RandomAllocationEvent(g, allocation, allocations or 1)
+        if replacement:
+            return SampledWithReplacementEvent(g, batch, population)
+        if shuffle:
+            return ShuffledBatchesEvent(g, epoch)
         if rate is not None and max_batch is not None:
             return TruncatedPoissonSampledEvent(g, rate, max_batch, population)
         if rate is not None:
@@ -178,12 +206,15 @@ def account(
 
     sampling = ("capped poisson" if max_batch is not None else
                 "poisson" if rate is not None else
+                "with replacement" if replacement else
+                "shuffled batches" if shuffle else
                 "without replacement" if batch is not None else
                 "random allocation" if allocation is not None else "none")
     t0 = time.perf_counter()
     out: dict = {"sampling": sampling, "q": None if rate is None else str(rate),
                  "batch": batch, "population": population, "max_batch": max_batch,
-                 "allocation": allocation,
+                 "allocation": allocation, "allocations": allocations or (
+                     1 if allocation is not None else None),
                  "steps": steps,
                  "sensitivity": str(sens), "delta": float(dq)}
     # the relation each sampling scheme is accounted under (Poisson and random allocation:
@@ -224,7 +255,8 @@ def account(
     rows = [("sampling", sampling + (f", q = {rate}" if rate is not None else "")
              + (f", {batch} of {population}" if batch is not None else "")
              + (f", at most {max_batch} of {population}" if max_batch is not None else "")
-             + (f", one of every {allocation} steps" if allocation is not None else "")),
+             + (f", {allocations or 1} of every {allocation} steps"
+                if allocation is not None else "")),
             ("neighbouring", relation),
             ("steps", f"{steps:,}"), ("σ", str(s_val)
                                       + (" (calibrated)" if "calibrated_sigma" in out else "")),

@@ -79,11 +79,13 @@ from ..sampled_events import (
     PoissonSampledEvent,
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
+    SampledWithReplacementEvent,
+    ShuffledBatchesEvent,
     ShuffledEvent,
     TruncatedPoissonSampledEvent,
 )
 from . import DEFAULT_PREC, DEFAULT_TAIL, FULL, Level, PrivacyLossDistribution, level_for
-from .allocation import check_allocation
+from .allocation import allocation_blocks, check_allocation
 from .coupling import coupled_delta, coupled_epsilon, coupled_tradeoff, truncation_mass
 from .events import Release, gaussian_release, releases
 from .fdp import TRADEOFF_TOL, gaussian_profile, gdp_interval, profiles, tradeoff_band
@@ -245,7 +247,9 @@ class PldAccountant(Accountant):
     def _record(self, event: DpEvent, count: int) -> None:
         """Flatten ``event``, check each part against the work limits, and build each
         part's release (the certified laws)."""
-        flat = releases(event, count)
+        flat = [(part, c * n) for e, c in releases(event, count)
+                for part, n in (allocation_blocks(e) if isinstance(e, RandomAllocationEvent)
+                                else [(e, 1)])]
         for e, _ in flat:
             _check_limits(e)
         rels = [release(e) for e, _ in flat]
@@ -262,7 +266,8 @@ class PldAccountant(Accountant):
         read as a sampled event's is); a noise law (alone or in
         a mod-m view) iff it has a privacy-map row."""
         if isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent,
-                              SampledWithoutReplacementEvent)):
+                              SampledWithoutReplacementEvent, SampledWithReplacementEvent,
+                              ShuffledBatchesEvent)):
             self._atom(event.event, top)
         elif isinstance(event, RandomAllocationEvent):
             check_allocation(event)
@@ -557,7 +562,8 @@ def _loss_scale(event: DpEvent):
     parameter the message starts with and the one shown beside it; None when the event has
     no scale to limit."""
     if isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent,
-                          SampledWithoutReplacementEvent, RandomAllocationEvent)):
+                          SampledWithoutReplacementEvent, SampledWithReplacementEvent,
+                          RandomAllocationEvent, ShuffledBatchesEvent)):
         return _loss_scale(_named_lap_z(event.event))
     if isinstance(event, GaussianEvent):
         mu = event.sensitivity ** 2 / (2 * event.sigma ** 2)
@@ -591,10 +597,12 @@ def _check_limits(event: DpEvent) -> None:
                              "DiscreteLaplaceEvent: its loss lattice has Δ + 1 points, above "
                              "the limit 2**22 (GRID_LIMIT)")
     poisson = isinstance(event, (PoissonSampledEvent, TruncatedPoissonSampledEvent))
+    drawn = isinstance(event, SampledWithReplacementEvent)
     rate = (event.q if poisson else
-            event.rate if isinstance(event, SampledWithoutReplacementEvent) else None)
+            event.rate if isinstance(event, SampledWithoutReplacementEvent) else
+            Fraction(1, event.population) if drawn else None)
     if rate is not None and rate < RATE_FLOOR:
-        name = "q" if poisson else "batch"
+        name = "q" if poisson else "population" if drawn else "batch"
         raise ParameterError(f"{name}: the sampling rate {show_number(rate)} is below the "
                              "limit 2**-64 (RATE_FLOOR) of PldAccountant: the sampled loss "
                              "log(1 − γ + γe^ℓ) is too small for its grid to be planned")
@@ -637,17 +645,28 @@ def pure_epsilon(event: DpEvent):
         return event.epsilon if event.delta == 0 else _UNBOUNDED
     if isinstance(event, GaussianEvent):
         return _UNBOUNDED
-    if isinstance(event, RandomAllocationEvent):
-        inner = pure_epsilon(event.event)
-        return _UNBOUNDED if inner is _UNBOUNDED else None
-    if isinstance(event, (PoissonSampledEvent, SampledWithoutReplacementEvent)):
-        rate = event.q if isinstance(event, PoissonSampledEvent) else event.rate
-        inner = pure_epsilon(event.event)
-        if inner is None or inner is _UNBOUNDED or rate == 1:
-            return inner
-        if inner == 0:
-            return Fraction(0)
-        with _arb.precision(DEFAULT_PREC + 64):
-            g = _arb.to_arb(rate)
-            return (1 - g + g * _arb.to_arb(inner).exp()).log()
+    if isinstance(event, (RandomAllocationEvent, ShuffledBatchesEvent,
+                          SampledWithReplacementEvent, PoissonSampledEvent,
+                          SampledWithoutReplacementEvent)):
+        return _sampled_pure(event, pure_epsilon(event.event))
     return None
+
+
+def _sampled_pure(event: DpEvent, inner):
+    """:func:`pure_epsilon` of a sampled event whose inner release has pure ε ``inner``."""
+    if inner is None or inner is _UNBOUNDED:
+        return inner
+    if isinstance(event, RandomAllocationEvent):
+        return None                                # the allocated loss: not computed here
+    if isinstance(event, ShuffledBatchesEvent):
+        return inner                               # one run of the inner event
+    if isinstance(event, SampledWithReplacementEvent):
+        return event.batch * inner                 # ℓ = batch copies has positive mass
+    rate = event.q if isinstance(event, PoissonSampledEvent) else event.rate
+    if rate == 1:
+        return inner
+    if inner == 0:
+        return Fraction(0)
+    with _arb.precision(DEFAULT_PREC + 64):
+        g = _arb.to_arb(rate)
+        return (1 - g + g * _arb.to_arb(inner).exp()).log()

@@ -36,7 +36,7 @@ X_max times it) goes to +∞ in both directions, and the lower ends drop what th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 
@@ -53,7 +53,7 @@ from .cells import Cells, loss_moments, lower_grid, upper_grid
 from .events import Release, _Cells, _default_step, _Lattice, gaussian_release
 from .repeated import MAX_ATOMS, _compositions
 
-__all__ = ["allocation_release", "ALLOCATION_POINTS"]
+__all__ = ["allocation_release", "allocation_blocks", "ALLOCATION_POINTS"]
 
 ALLOCATION_POINTS = 2**16         # lattice points of one X (its range [0, X_max] over h)
 MAX_ALLOCATION_POINTS = 2**19     # … when a small t needs a finer lattice near 0
@@ -524,8 +524,6 @@ def check_allocation(event) -> None:
     """UnsupportedEventError unless ``event`` allocates once an inner event of
     :data:`ALLOCATED` (a ``NoiseEvent`` of the discrete Laplace too): what
     :func:`allocation_release` reads."""
-    if event.allocations != 1:
-        raise _refusal("with allocations=1 only")
     inner = event.event
     if not (isinstance(inner, ALLOCATED) or
             (isinstance(inner, NoiseEvent) and isinstance(inner.law, DiscreteLaplace))):
@@ -534,12 +532,40 @@ def check_allocation(event) -> None:
                        "likelihood ratios are unbounded here)")
 
 
+def allocation_blocks(event) -> list[tuple[object, int]]:
+    """k-of-t allocation as what is composed: k one-of-s allocations over the blocks of a
+    partition of the t steps into k blocks of sizes s = ⌊t/k⌋ or ⌈t/k⌉, as ``(event,
+    count)`` pairs (``event`` itself when k = 1).
+
+    Why it dominates: cut a uniform random permutation of the steps into blocks of those
+    sizes and allocate the record to one step of each block, uniformly and independently.
+    The set of steps it lands in is then uniform over the k-subsets (its law is invariant
+    under every permutation of the steps, and it always has k elements): this *is* k-of-t
+    allocation. Revealing the permutation only adds information, and given it the run is k
+    independent one-of-s allocations, one per block — composed. Feldman and Shenfeld (2025)
+    bound k-of-t allocation by k-fold composition of one-of-⌊t/k⌋ allocation; blocks of the
+    two sizes compose the ⌈t/k⌉ ones at their own (smaller) loss."""
+    k, t = event.allocations, event.steps
+    if k == 1:
+        return [(event, 1)]
+    s, big = divmod(t, k)
+    out = []
+    if big:
+        out.append((replace(event, steps=s + 1, allocations=1), big))
+    out.append((replace(event, steps=s, allocations=1), k - big))
+    return out
+
+
 def allocation_release(event, inner: Release | None = None) -> Release:
     """The release of a :class:`RandomAllocationEvent`, one allocation: the Gaussian in
     closed form (:class:`_Allocated`), any other inner release of bounded loss from its
     cells (:func:`cells_allocation`). ``inner``: the
-    inner event's release (the caller's interpretation of ``event.event``)."""
+    inner event's release (the caller's interpretation of ``event.event``). k-of-t
+    allocation is composed from its blocks (:func:`allocation_blocks`) first."""
     check_allocation(event)
+    if event.allocations != 1:
+        raise ParameterError("allocation_release reads one allocation: expand "
+                             f"allocations={event.allocations} with allocation_blocks")
     if isinstance(event.event, GaussianEvent):
         g = event.event
         mu = g.sensitivity ** 2 / (2 * g.sigma ** 2)

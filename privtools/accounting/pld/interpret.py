@@ -17,6 +17,10 @@
     TruncatedPoissonSampledEvent   the Poisson mixture; the accountant adds the capped
                                    batches' coupling term
                                    (:mod:`~privtools.accounting.pld.coupling`)
+    SampledWithReplacementEvent    the mixture over the multiplicity ℓ >= 1 of the inner
+                                   event at group distance ℓ (ℓ revealed), subsampled at
+                                   γ = P(ℓ >= 1) (:func:`~.sampled.drawn_release`)
+    ShuffledBatchesEvent           the inner event once (no amplification certified)
     ShuffledEvent, RandomAllocationEvent, ApproxDPEvent
                                    :mod:`~privtools.accounting.pld.shuffle`,
                                    :mod:`~privtools.accounting.pld.allocation`, the (ε, δ)
@@ -48,6 +52,8 @@ from ..sampled_events import (
     PoissonSampledEvent,
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
+    SampledWithReplacementEvent,
+    ShuffledBatchesEvent,
     ShuffledEvent,
     TruncatedPoissonSampledEvent,
 )
@@ -60,7 +66,7 @@ from .events import (
     pair_release,
     pure_release,
 )
-from .sampled import approx_release, mixed_release
+from .sampled import approx_release, drawn_release, mixed_release
 from .shuffle import shuffled_release
 
 __all__ = ["PLD_INTERPRETERS", "release"]
@@ -73,6 +79,17 @@ def _noise(event) -> Release:
 def _modular(event: ModularEvent) -> Release:
     P, d = noise_pmf(event.event.noise)
     return modular_release(P, d, event.modulus)
+
+
+def _with_replacement(event: SampledWithReplacementEvent) -> Release:
+    made: dict[int, Release] = {}
+
+    def part(ell: int) -> Release:
+        if ell not in made:
+            made[ell] = release(event.copies(ell))
+        return made[ell]
+
+    return drawn_release(part, event.batch, event.population)
 
 
 #: Each atomic event type → its release (the one declaration of what ``PldAccountant``
@@ -89,6 +106,8 @@ PLD_INTERPRETERS = {
     PoissonSampledEvent: lambda e: mixed_release(release(e.event), e.q),
     TruncatedPoissonSampledEvent: lambda e: mixed_release(release(e.event), e.q),
     SampledWithoutReplacementEvent: lambda e: mixed_release(release(e.event), e.rate),
+    SampledWithReplacementEvent: _with_replacement,
+    ShuffledBatchesEvent: lambda e: release(e.event),
     ApproxDPEvent: lambda e: approx_release(e.epsilon, e.delta),
     ShuffledEvent: lambda e: shuffled_release(e.local_event.eps, e.n),
     RandomAllocationEvent: lambda e: allocation_release(

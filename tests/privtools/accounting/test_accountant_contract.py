@@ -15,6 +15,7 @@ import pytest
 from flint import arb
 
 import privtools.accounting as A
+from privtools.accounting.sampled_events import GROUPED
 from privtools.certified.intervals import ends
 from privtools.errors import ParameterError, UnsupportedEventError
 from privtools.exact import ExactPMF
@@ -49,7 +50,8 @@ EXPECTED_SUPPORT = {
                       "GaussianEvent", "LaplaceEvent", "PureDPEvent", "ModularEvent",
                       "PmfPairEvent", "PoissonSampledEvent",
                       "SampledWithoutReplacementEvent", "TruncatedPoissonSampledEvent",
-                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent"},
+                      "ApproxDPEvent", "ShuffledEvent", "RandomAllocationEvent", "NoiseEvent",
+                      "SampledWithReplacementEvent", "ShuffledBatchesEvent"},
 }
 
 _ATOMS = {
@@ -68,7 +70,10 @@ _ATOMS = {
         A.PureDPEvent(1), q=Fraction(1, 10), max_batch=40, population=100),
     A.SampledWithoutReplacementEvent: A.SampledWithoutReplacementEvent(
         A.DiscreteLaplaceEvent(scale=2), batch=10, population=100),
+    A.SampledWithReplacementEvent: A.SampledWithReplacementEvent(
+        A.DiscreteLaplaceEvent(scale=2), batch=10, population=100),
     A.RandomAllocationEvent: A.RandomAllocationEvent(A.GaussianEvent(sigma=2), steps=10),
+    A.ShuffledBatchesEvent: A.ShuffledBatchesEvent(A.GaussianEvent(sigma=2), steps=10),
     A.ShuffledEvent: A.ShuffledEvent(A.PureDPEvent(1), n=100),
     A.ApproxDPEvent: A.ApproxDPEvent(Fraction(1, 2), Fraction(1, 10**6)),
     A.NoiseEvent: A.NoiseEvent(Skellam(4), 1),
@@ -292,6 +297,9 @@ def _nested_events():
         out.append(A.SampledWithoutReplacementEvent(inner, batch=10, population=100))
         out.append(A.RandomAllocationEvent(inner, steps=4))
         out.append(A.RandomAllocationEvent(inner, steps=4, allocations=2))
+        out.append(A.ShuffledBatchesEvent(inner, steps=4))
+        if isinstance(inner, GROUPED):
+            out.append(A.SampledWithReplacementEvent(inner, batch=3, population=10))
     out.append(A.ModularEvent(A.NoiseEvent(Polya(2, Fraction(1, 2)), 1), 8))
     out.append(A.ModularEvent(A.NoiseEvent(_OwnLaw(2), 1), 8))
     singles = list(out)

@@ -75,6 +75,16 @@ def test_calibration_returns_a_sigma_that_meets_the_target():
       "10", "--delta", "1e-5"], "--max-batch must be >= 1"),
     (["--sigma", "1", "--steps", "10", "--delta", "1"], "--delta must be in"),
     (["--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
+    (["--sigma", "1", "--allocations", "2", "--steps", "10", "--delta", "1e-5"],
+     "--allocations needs --allocation"),
+    (["--sigma", "1", "--allocation", "5", "--allocations", "6", "--steps", "10",
+      "--delta", "1e-5"], "allocations"),
+    (["--sigma", "1", "--replacement", "--steps", "10", "--delta", "1e-5"],
+     "--replacement needs --batch"),
+    (["--sigma", "1", "--shuffle", "--batch", "10", "--population", "100", "--replacement",
+      "--steps", "10", "--delta", "1e-5"], "exclude each other"),
+    (["--sigma", "1", "--shuffle", "--batch", "10", "--population", "100", "--steps", "15",
+      "--delta", "1e-5"], "multiple of the epoch"),
 ])
 def test_bad_options_are_named_without_a_traceback(args, words):
     res = runner.invoke(app, ["account", *args])
@@ -88,6 +98,10 @@ def test_bad_options_are_named_without_a_traceback(args, words):
     (["--sigma", "2", "--allocation", "5", "--steps", "10"], "add-remove"),
     (["--sigma", "2", "--batch", "10", "--population", "100", "--steps", "5"], "replace-one"),
     (["--sigma", "2", "--steps", "5"], "replace-one"),
+    (["--sigma", "2", "--batch", "10", "--population", "100", "--steps", "5",
+      "--replacement"], "replace-one"),
+    (["--sigma", "2", "--batch", "10", "--population", "100", "--steps", "20",
+      "--shuffle"], "replace-one"),
 ])
 def test_each_sampling_scheme_states_its_relation(args, relation):
     out = _json([*args, "--delta", "1e-5"])
@@ -146,3 +160,25 @@ def test_fdp_of_a_capped_run_reads_no_gdp():
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["fdp"]["gdp_mu"] is None and len(out["fdp"]["beta"]) == len(out["fdp"]["alpha"])
+
+
+def test_k_of_t_with_replacement_and_shuffled_epochs_are_the_library_events():
+    """--allocations, --replacement and --shuffle answer what the library's events do."""
+    from privtools.accounting import (
+        RandomAllocationEvent,
+        SampledWithReplacementEvent,
+        ShuffledBatchesEvent,
+    )
+
+    g = GaussianEvent(sigma=4)
+    cases = [
+        (["--allocation", "4", "--allocations", "2", "--steps", "8"],
+         PldAccountant(neighbouring="add-remove").compose(RandomAllocationEvent(g, 4, 2), 2)),
+        (["--batch", "2", "--population", "20", "--replacement", "--steps", "3"],
+         PldAccountant().compose(SampledWithReplacementEvent(g, 2, 20), 3)),
+        (["--batch", "5", "--population", "20", "--shuffle", "--steps", "8"],
+         PldAccountant().compose(ShuffledBatchesEvent(g, 4), 2)),
+    ]
+    for args, acc in cases:
+        out = _json(["--sigma", "4", *args, "--delta", "1e-5"])
+        assert out["epsilon"] == acc.epsilon(Fraction(1, 10**5)).epsilon

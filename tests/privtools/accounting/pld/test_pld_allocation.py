@@ -85,8 +85,8 @@ def test_more_steps_amplify_and_the_interval_is_narrow():
 @pytest.mark.parametrize("event", [
     A.RandomAllocationEvent(A.DiscreteGaussianSumEvent(n=1, sigma2=4, sensitivity=1),
                             steps=10),
-    A.RandomAllocationEvent(A.GaussianEvent(sigma=1), steps=10, allocations=2),
-], ids=["discrete-gaussian", "two-allocations"])
+    A.RandomAllocationEvent(A.SkellamEvent(var=4, sensitivity=1), steps=10, allocations=2),
+], ids=["discrete-gaussian", "skellam-two-allocations"])
 def test_what_is_not_read_is_refused_with_the_sound_fallback(event):
     with pytest.raises(UnsupportedEventError, match="composed `allocations` times"):
         A.PldAccountant(neighbouring="add-remove").compose(event)
