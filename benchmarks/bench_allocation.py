@@ -3,11 +3,13 @@ sampling at q = 1/t over the same t steps, in the same run.
 
     python benchmarks/bench_allocation.py [--quick] [--json] [--markdown PATH]
 
-Rows: randomized response (ε₀ = 1), the discrete Laplace (scale 2, Δ = 1), Laplace (b = 2)
-and the Gaussian (σ = 1), t ∈ {10, 100, 1000}; ε(δ = 1e-6) under add/remove. Randomized
+Rows: randomized response (ε₀ = 1), the discrete Laplace (scale 2, Δ = 1), Laplace (b = 2),
+the Gaussian (σ = 1), the discrete Gaussian (σ² = 1) and Skellam (variance 1), t ∈ {10, 100,
+1000}; ε(δ = 1e-6) under add/remove. Randomized
 response and the discrete Laplace are listed atom by atom (the binomial counts of X = e^ℓ)
 and read without a grid; Laplace is split onto a lattice of X (upper end) and merged into a
-few outputs listed atom by atom (lower end); the Gaussian as before. Figures: the certified
+few outputs listed atom by atom (lower end); the Gaussian as before; the discrete Gaussian
+and Skellam split onto the lattice cut at X_max (upper end) and swept (lower end). Figures: the certified
 interval, its relative width, the time, and the ratio of the upper ends allocation/Poisson
 (below 1: allocation certifies less).
 """
@@ -21,6 +23,7 @@ from fractions import Fraction
 from _bench import bench_args, emit, fmt_number, machine, print_table
 
 from privtools.accounting import (
+    DiscreteGaussianSumEvent,
     DiscreteLaplaceEvent,
     GaussianEvent,
     LaplaceEvent,
@@ -28,6 +31,7 @@ from privtools.accounting import (
     PoissonSampledEvent,
     PureDPEvent,
     RandomAllocationEvent,
+    SkellamEvent,
 )
 from privtools.certified.intervals import ends
 
@@ -35,7 +39,9 @@ DELTA = Fraction(1, 10**6)
 LAWS = (("randomized response, ε₀ = 1", PureDPEvent(1)),
         ("discrete Laplace, scale 2", DiscreteLaplaceEvent(scale=2, sensitivity=1)),
         ("Laplace, b = 2", LaplaceEvent(b=2)),
-        ("Gaussian, σ = 1", GaussianEvent(sigma=1)))
+        ("Gaussian, σ = 1", GaussianEvent(sigma=1)),
+        ("discrete Gaussian, σ² = 1", DiscreteGaussianSumEvent(n=1, sigma2=1, sensitivity=1)),
+        ("Skellam, variance 1", SkellamEvent(var=1, sensitivity=1)))
 
 
 def _read(event, count: int) -> dict:

@@ -45,9 +45,16 @@ from flint import arb, fmpz_poly
 from privtools.certified import balls as _arb
 from privtools.certified import fixedpoint as _fixedpoint
 from privtools.errors import ParameterError, UnsupportedEventError
-from privtools.noise import DiscreteLaplace
 
-from ..events import DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent, NoiseEvent, PureDPEvent
+from ..events import (
+    DiscreteGaussianSumEvent,
+    DiscreteLaplaceEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    NoiseEvent,
+    PureDPEvent,
+    SkellamEvent,
+)
 from . import DEFAULT_PREC, FIXED_BITS, PrivacyLossDistribution, _threads, _trimmed, fixed
 from .cells import Cells, loss_moments, lower_grid, upper_grid
 from .events import Release, _Cells, _default_step, _Lattice, gaussian_release
@@ -144,28 +151,35 @@ class _Allocated(Release):
 
 
 def _allocation_pld(split, merged, h, tail_q, tail_p, x_max, t: int, step, prec,
-                    lower: PrivacyLossDistribution | None = None) -> PrivacyLossDistribution:
+                    lower: PrivacyLossDistribution | None = None, lost_q=None, cut_at=None
+                    ) -> PrivacyLossDistribution:
     """Both directions of the allocation pair from the split (upper) and merged (lower: one
     law per direction, :func:`_sweep`) X-laws on the lattice h·j: their t-fold
     convolutions, the cut and trimmed masses to +∞ (module docstring), the cells of S/t
     put on the loss grid. ``lower``: the lower sides taken from that PLD instead
-    (``merged`` then unused)."""
+    (``merged`` then unused). ``x_max``: the lattice's end (no split X above it);
+    ``cut_at`` (default ``x_max``): every cut X (Q₁-mass ``tail_q``) is at least this;
+    ``lost_q``: Q₁-mass cut whose X is unknown (a tabulated law's missing mass)."""
     up = _power(split, t, "upper")
     with _arb.precision(prec + 64):
         unit = arb(1) / _SCALE
         trimmed = arb(up[2]) * unit
         xm = _arb.to_arb(Fraction(x_max))
-        # some X above X_max (P-mass at most P₁ + (t − 1)·Q of the cut), and the mass the
+        xc = xm if cut_at is None else _arb.to_arb(Fraction(cut_at))
+        lost = arb(0) if lost_q is None else arb(lost_q.upper())
+        # some X cut (P-mass at most P₁ + (t − 1)·Q of the cut), and the mass the
         # convolutions trimmed (S <= t·X_max there, so P-mass <= X_max·Q-mass): +∞
-        cut_p = arb(tail_p.upper()) + (t - 1) * arb(tail_q.upper()) + xm * trimmed
+        cut_p = (arb(tail_p.upper()) + (t - 1) * (arb(tail_q.upper()) + lost)
+                 + xm * trimmed)
         cut_q = t * arb(tail_q.upper())
         ht = _arb.to_arb(h) / t
         fwd, rev = _pairs(up, ht, unit)
-        if cut_q.upper() > 0:      # reverse: the cut event's loss is <= −log(X_max/t)
-            cl = -(xm / t).log()
+        if cut_q.upper() > 0:      # reverse: the cut event's loss is <= −log(cut_at/t)
+            cl = -(xc / t).log()
             rev.append((cut_q, arb(0), cl, cl))
         fwd_up = upper_grid(Cells(tuple(fwd), cut_p), step, prec)
-        rev_up = upper_grid(Cells(tuple(rev), trimmed), step, prec)
+        # an X of unknown value: S may be anything, the reverse loss too (+∞)
+        rev_up = upper_grid(Cells(tuple(rev), trimmed + t * lost), step, prec)
         if lower is not None:
             return PrivacyLossDistribution((fwd_up, lower.forward[1]),
                                            (rev_up, lower.reverse[1]))
@@ -222,13 +236,36 @@ class _AllocatedCells(Release):
 
     @cached_property
     def _x_stats(self) -> tuple[float, float, float]:
-        """(X_min, X_max, Var_Q X) in floats (planning; read once)."""
+        """(X_min, X_max, Var_Q X) in floats (planning; read once). A law of unbounded ratio
+        (:func:`bounded_inner` false) is cut: X_max is the smallest cell end above which P₁
+        holds at most 4e-14 and t·Q₁ at most 1e-16, as for the Gaussian."""
         c = self._inner_cells(64)
-        xs = [(float(q.mid()), float(p.mid()), lo, hi) for p, q, lo, hi in c.cells]
+        xs = [(float(q.mid()), float(p.mid()), lo, hi) for p, q, lo, hi in c.cells
+              if hi is not None]
         x_min = min((math.exp(float(lo)) if lo is not None else 0.0) for _, _, lo, _ in xs)
-        x_max = max(math.exp(float(hi)) for _, _, _, hi in xs)
-        second = sum(p * p / q for q, p, _, _ in xs if q > 0)
+        x_max = max(math.exp(min(float(hi), 700.0)) for _, _, _, hi in xs)
+        if not bounded_inner(self.inner):
+            x_max = self._cut(xs, x_max)
+        second = sum(p * p / q for q, p, _, hi in xs
+                     if q > 0 and math.exp(min(float(hi), 700.0)) <= x_max)
         return x_min, x_max, max(second - 1, 1e-300)
+
+    def _cut(self, xs: list, x_max: float) -> float:
+        """The cut X_max of a law of unbounded ratio (see :attr:`_x_stats`)."""
+        cum_p = cum_q = 0.0
+        for q, p, lo, _ in sorted(xs, key=lambda c: -float(c[3])):
+            if lo is None:
+                break
+            cum_p, cum_q = cum_p + p, cum_q + q
+            if cum_p > math.exp(-_P_TAIL_SDS**2 / 2) or self.steps * cum_q > _Q_TAIL:
+                break
+            x_max = math.exp(min(float(lo), 700.0))
+        return x_max
+
+    def _far(self, lo, x_max: float) -> bool:
+        """Whether a cell of loss at least ``lo`` is cut (X certainly above X_max)."""
+        return (not bounded_inner(self.inner) and lo is not None
+                and float(_arb.to_arb(lo).mid()) > math.log(x_max) * (1 + 2**-30) + 2**-30)
 
     def moments(self):
         x_min, x_max, var_x = self._x_stats
@@ -237,6 +274,9 @@ class _AllocatedCells(Release):
         return var_x / (2 * t), sd, -12 * sd, math.log((x_max + t) / t)
 
     def _laws(self, prec: int):
+        """The split X-law (integer masses, rounded up), h, the lattice's end, and the cut
+        masses: P₁ and Q₁ of the cut cells (X above X_max) and of the cells of unknown
+        loss (the mass a tabulated law leaves off: X anywhere)."""
         _, x_max, _ = self._x_stats
         n = self._lattice_points()
         h = Fraction(x_max * (1 + 2**-40) / n).limit_denominator(2**50)
@@ -244,17 +284,33 @@ class _AllocatedCells(Release):
         with _arb.precision(prec + 64):
             hh = _arb.to_arb(h)
             npts = 0
-            split: dict[int, arb] = {}
+            split: dict[int, arb] = {0: cells.q_inf.nonnegative_part()}
+            pools: dict[int, list] = {}       # lattice interval -> [Q, P] merged in it
+            cut_p, far_q, lost_q = cells.p_inf.nonnegative_part(), arb(0), arb(0)
             for p, q, lo, hi in cells.cells:
-                if hi is None or not (q.upper() > 0 or p.upper() > 0):
-                    if hi is None and p.upper() > 0:
+                if not (q.upper() > 0 or p.upper() > 0):
+                    continue
+                if hi is None or self._far(lo, x_max):
+                    if bounded_inner(self.inner):
                         raise _refusal("of a law whose likelihood ratio is bounded")
+                    cut_p += p.nonnegative_part()
+                    if hi is None:
+                        lost_q += q.nonnegative_part()
+                    else:
+                        far_q += q.nonnegative_part()
                     continue
                 xa = arb(0) if lo is None else _arb.to_arb(lo).exp() / hh
                 xb = _arb.to_arb(hi).exp() / hh
                 a = max(int(xa.lower().floor().unique_fmpz()), 0)
                 b = int(xb.upper().ceil().unique_fmpz())
                 npts = max(npts, b)
+                if q.lower() > 0 and p.lower() > 0:           # the cell merged: mean p/q
+                    mean = p / q / hh
+                    j = mean.lower().floor().unique_fmpz()
+                    if j is not None and j == mean.upper().floor().unique_fmpz():
+                        pool = pools.setdefault(int(j), [arb(0), arb(0)])
+                        pool[0] += q
+                        pool[1] += p
                 qh, ph = q.nonnegative_part(), p.nonnegative_part() / hh
                 if a == b:
                     split[a] = split.get(a, arb(0)) + qh
@@ -264,18 +320,24 @@ class _AllocatedCells(Release):
                     split[a] = split.get(a, arb(0)) + to_a
                     split[b] = split.get(b, arb(0)) + to_b
             up = [fixed(split.get(j, arb(0)), "upper") for j in range(npts + 1)]
-        return up, h, h * npts
+            lattice = [tuple(pools.get(j, (arb(0), arb(0)))) for j in range(npts)]
+            merged = tuple([fixed(b, "lower") for b in _sweep(lattice, hh, way)]
+                           for way in ("fwd", "rev"))
+        return up, h, h * npts, (cut_p, far_q, lost_q), merged
 
     def build(self, step, prec=DEFAULT_PREC):
         if step is None:
             raise ParameterError("random allocation needs a grid step")
-        split, h, x_max = self._laws(prec)
-        # the lower end from the release merged into a few outputs (a post-processing),
-        # whose allocation is listed atom by atom: exact for the merged release, so its
-        # lower sides bound the release's from below
-        low = _AllocatedAtoms(self._groups(prec), self.steps, prec).build(step, prec)
-        return _allocation_pld(split, None, h, arb(0), arb(0), x_max, self.steps, step,
-                               prec, lower=low)
+        split, h, x_max, (cut_p, far_q, lost_q), merged = self._laws(prec)
+        # bounded laws: the lower end from the release merged into a few outputs (a
+        # post-processing), whose allocation is listed atom by atom: exact for the merged
+        # release, so its lower sides bound the release's from below. Unbounded ones: each
+        # cell merged into its lattice interval and swept, as for the Gaussian
+        low = (_AllocatedAtoms(self._groups(prec), self.steps, prec).build(step, prec)
+               if bounded_inner(self.inner) else None)
+        return _allocation_pld(split, merged, h, far_q, cut_p, max(x_max, self._x_stats[1]),
+                               self.steps, step, prec, lower=low, lost_q=lost_q,
+                               cut_at=self._x_stats[1])
 
     def _groups(self, prec: int) -> tuple:
         """The inner release's outputs merged into m groups by loss (equal widths of the
@@ -285,16 +347,18 @@ class _AllocatedCells(Release):
         while m > 2 and math.comb(t + m - 1, m - 1) > 2**13:
             m -= 1
         cells = self._inner_cells(prec)
+        _, x_max, _ = self._x_stats
+        kept = [c for c in cells.cells if c[3] is not None]   # unknown loss: dropped
         ends = [(float(_arb.to_arb(lo).mid()) if lo is not None else -math.inf,
-                 float(_arb.to_arb(hi).mid())) for _, _, lo, hi in cells.cells]
-        top = max(b for _, b in ends)
+                 float(_arb.to_arb(hi).mid())) for _, _, lo, hi in kept]
+        top = min(max(b for _, b in ends), math.log(x_max))   # beyond: the top group
         bottom = min(a for a, _ in ends if a > -math.inf) if any(
             a > -math.inf for a, _ in ends) else top - 1
         width = max(top - bottom, 1e-300)
         with _arb.precision(prec + 32):
             sums = [[arb(0), arb(0)] for _ in range(m)]
-            for (p, q, _, _), (a, b) in zip(cells.cells, ends):
-                mid = (max(a, bottom) + b) / 2
+            for (p, q, _, _), (a, b) in zip(kept, ends):
+                mid = (max(a, bottom) + min(b, top)) / 2
                 g = min(m - 1, max(0, int((mid - bottom) / width * m)))
                 sums[g][0] += p.nonnegative_part()
                 sums[g][1] += q.nonnegative_part()
@@ -370,13 +434,11 @@ def _atoms_of(inner: Release) -> tuple | None:
 
 
 def cells_allocation(inner: Release, steps: int) -> Release:
-    """Random allocation (1 of ``steps``) of a release of bounded likelihood ratio: in
-    closed form for a few atoms (at most ``MAX_ATOMS`` composed atoms), else on the
-    X-lattice; UnsupportedEventError for any other (its X-law has no bound here)."""
-    if not bounded_inner(inner):
-        raise _refusal("of a GaussianEvent, a LaplaceEvent, a PureDPEvent or a discrete "
-                       "Laplace law only (their likelihood ratios are bounded, or Gaussian)")
-    atoms = _atoms_of(inner)
+    """Random allocation (1 of ``steps``) of a release read from its cells: in closed form
+    for a few atoms of bounded ratio (at most ``MAX_ATOMS`` composed atoms), else on the
+    X-lattice — a law of unbounded ratio (the discrete Gaussian, Skellam, other tabulated
+    laws) cut at X_max as the Gaussian is (:class:`_AllocatedCells`)."""
+    atoms = _atoms_of(inner) if bounded_inner(inner) else None
     if atoms is not None and math.comb(steps + len(atoms) - 1, len(atoms) - 1) <= MAX_ATOMS:
         return _AllocatedAtoms(atoms, steps)
     return _AllocatedCells(inner, steps)
@@ -517,19 +579,19 @@ def _refusal(why: str) -> UnsupportedEventError:
 
 
 #: Inner events whose random allocation is read: the Gaussian, and laws of bounded ratio.
-ALLOCATED = (GaussianEvent, LaplaceEvent, PureDPEvent, DiscreteLaplaceEvent)
+ALLOCATED = (GaussianEvent, LaplaceEvent, PureDPEvent, DiscreteLaplaceEvent,
+             DiscreteGaussianSumEvent, SkellamEvent, NoiseEvent)
 
 
 def check_allocation(event) -> None:
-    """UnsupportedEventError unless ``event`` allocates once an inner event of
-    :data:`ALLOCATED` (a ``NoiseEvent`` of the discrete Laplace too): what
+    """UnsupportedEventError unless ``event`` allocates an inner event of
+    :data:`ALLOCATED` (a noise law's own privacy map is checked by the accountant): what
     :func:`allocation_release` reads."""
     inner = event.event
-    if not (isinstance(inner, ALLOCATED) or
-            (isinstance(inner, NoiseEvent) and isinstance(inner.law, DiscreteLaplace))):
-        raise _refusal("of a GaussianEvent, a LaplaceEvent, a PureDPEvent or a discrete "
-                       f"Laplace law only, got {type(inner).__name__} (the others' "
-                       "likelihood ratios are unbounded here)")
+    if not isinstance(inner, ALLOCATED):
+        names = ", ".join(t.__name__ for t in ALLOCATED)
+        raise _refusal(f"of {names} only, got {type(inner).__name__} (no pair of "
+                       "likelihood ratios is read for it here)")
 
 
 def allocation_blocks(event) -> list[tuple[object, int]]:

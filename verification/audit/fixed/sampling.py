@@ -43,6 +43,7 @@ from privtools.accounting import (
     PoissonSampledEvent,
     RandomAllocationEvent,
     SampledWithoutReplacementEvent,
+    ShuffledBatchesEvent,
 )
 from privtools.errors import ParameterError
 from privtools.validation import check_int, check_level, to_fraction
@@ -124,7 +125,9 @@ def scheme_of(event, population: int):
     """The scheme an accountant's sampled event assumes: ``PoissonSampledEvent(e, q)`` →
     :class:`PoissonScheme`, ``SampledWithoutReplacementEvent(e, batch, population)`` →
     :class:`FixedSizeScheme` (its population must be ``population``),
-    ``RandomAllocationEvent(e, steps, allocations)`` → :class:`AllocationScheme`."""
+    ``RandomAllocationEvent(e, steps, allocations)`` → :class:`AllocationScheme`,
+    ``ShuffledBatchesEvent(e, steps)`` → :class:`ShuffleScheme` of ⌈population/steps⌉
+    records a batch (the epoch must then hold ``steps`` batches)."""
     if isinstance(event, PoissonSampledEvent):
         return PoissonScheme(event.q)
     if isinstance(event, SampledWithoutReplacementEvent):
@@ -134,9 +137,16 @@ def scheme_of(event, population: int):
         return FixedSizeScheme(event.batch)
     if isinstance(event, RandomAllocationEvent):
         return AllocationScheme(event.steps, event.allocations)
-    raise ParameterError(f"{type(event).__name__} assumes no batch sampling scheme; pass a "
-                         "PoissonSampledEvent, SampledWithoutReplacementEvent or "
-                         "RandomAllocationEvent, or a scheme")
+    if isinstance(event, ShuffledBatchesEvent):
+        batch = -(-population // event.steps)
+        if -(-population // batch) != event.steps:
+            raise ParameterError(f"population = {population} cannot be cut into "
+                                 f"steps = {event.steps} batches of one size (the last "
+                                 "smaller)")
+        return ShuffleScheme(batch)
+    raise ParameterError(f"{type(event).__name__} assumes no batch sampling scheme tested "
+                         "here; pass a PoissonSampledEvent, SampledWithoutReplacementEvent, "
+                         "RandomAllocationEvent or ShuffledBatchesEvent, or a scheme")
 
 
 _MAX_WORK = 2 * 10**9          # index draws of the sampler check and the null simulation

@@ -83,10 +83,10 @@ def test_more_steps_amplify_and_the_interval_is_narrow():
 
 
 @pytest.mark.parametrize("event", [
-    A.RandomAllocationEvent(A.DiscreteGaussianSumEvent(n=1, sigma2=4, sensitivity=1),
-                            steps=10),
-    A.RandomAllocationEvent(A.SkellamEvent(var=4, sensitivity=1), steps=10, allocations=2),
-], ids=["discrete-gaussian", "skellam-two-allocations"])
+    A.RandomAllocationEvent(A.ApproxDPEvent(Fraction(1, 2), Fraction(1, 10**6)), steps=10),
+    A.RandomAllocationEvent(A.ModularEvent(A.DiscreteLaplaceEvent(scale=2), 16), steps=10,
+                            allocations=2),
+], ids=["approx-dp", "modular-two-allocations"])
 def test_what_is_not_read_is_refused_with_the_sound_fallback(event):
     with pytest.raises(UnsupportedEventError, match="composed `allocations` times"):
         A.PldAccountant(neighbouring="add-remove").compose(event)

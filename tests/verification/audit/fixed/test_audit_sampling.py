@@ -137,6 +137,7 @@ def test_the_accountants_event_is_the_scheme_it_assumes():
         PoissonSampledEvent,
         RandomAllocationEvent,
         SampledWithoutReplacementEvent,
+        ShuffledBatchesEvent,
     )
 
     g = GaussianEvent(sigma=1)
@@ -153,3 +154,12 @@ def test_the_accountants_event_is_the_scheme_it_assumes():
         scheme_of(SampledWithoutReplacementEvent(g, batch=10, population=100), 200)
     with pytest.raises(ParameterError, match="assumes no batch sampling scheme"):
         audit_sampling(sampler, g, 200)
+    assert scheme_of(ShuffledBatchesEvent(g, steps=20), 200) == ShuffleScheme(10)
+    assert scheme_of(ShuffledBatchesEvent(g, steps=3), 200) == ShuffleScheme(67)
+    with pytest.raises(ParameterError, match="cannot be cut into steps = 150"):
+        scheme_of(ShuffledBatchesEvent(g, steps=150), 200)
+    shuffled = reference_sampler(ShuffleScheme(10), 200)
+    assert audit_sampling(shuffled, ShuffledBatchesEvent(g, steps=20), 200, n_batches=200,
+                          rng=4).verdict == "pass"
+    assert audit_sampling(shuffled, PoissonSampledEvent(g, q=0.05), 200, n_batches=200,
+                          rng=4).verdict == "fail"
