@@ -9,9 +9,9 @@ the Gaussian (σ = 1), the discrete Gaussian (σ² = 1) and Skellam (variance 1)
 response and the discrete Laplace are listed atom by atom (the binomial counts of X = e^ℓ)
 and read without a grid; Laplace is split onto a lattice of X (upper end) and merged into a
 few outputs listed atom by atom (lower end); the Gaussian as before; the discrete Gaussian
-and Skellam split onto the lattice cut at X_max (upper end) and swept (lower end). Figures: the certified
-interval, its relative width, the time, and the ratio of the upper ends allocation/Poisson
-(below 1: allocation certifies less).
+and Skellam split onto the lattice cut at X_max (upper end) and swept (lower end). Figures:
+the certified interval, its relative width, the time, and the ratio of the upper ends
+allocation/Poisson (below 1: allocation certifies less).
 """
 
 from __future__ import annotations
