@@ -21,7 +21,9 @@ Three questions a user brings with their own code:
   :func:`search_traced` searches datasets for the pair of largest certified loss.
 * :func:`audit_sampling` — is the code's batch sampler the scheme its accountant assumes
   (Poisson at rate q, fixed size, a permutation per epoch, k of t steps)? Exact checks and
-  Monte Carlo tests at a stated false-alarm rate (:mod:`.fixed.sampling`).
+  Monte Carlo tests at a stated false-alarm rate (:mod:`.fixed.sampling`);
+  :func:`identify_scheme` — which scheme does it run? Read from the batches' exact
+  structure, with the mean rate's exact interval (:mod:`.fixed.identify`).
 * :func:`search_counterexample` — which neighbouring pair leaks most? Successive halving
   over the pairs of a dataset space and a neighbour relation, then one confirmation test
   on fresh draws (:mod:`.search`, :mod:`.neighbours`).
@@ -38,6 +40,7 @@ sample did not show a violation; the exact half (``privtools.exact.divergence``)
 
 from .events import Binade, BitClass, Column, Event, Lattice, LowBits, Score, Value, Whole
 from .events.select import LEARNERS
+from .fixed.identify import IdentifiedScheme, identify_scheme
 from .fixed.mechanism import MechanismAudit, audit_mechanism
 from .fixed.sampler import SamplerAudit, audit_sampler
 from .fixed.sampling import (
@@ -101,6 +104,8 @@ __all__ = [
     "search_traced",
     "TracedSearch",
     "audit_sampling",
+    "identify_scheme",
+    "IdentifiedScheme",
     "scheme_of",
     "SamplingAudit",
     "PoissonScheme",
