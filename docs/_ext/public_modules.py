@@ -30,6 +30,7 @@ PUBLIC_MODULES = (
     "verification.audit",
     "verification.audit.trace",
     "verification.zoo",
+    "verification.training",
     "verification.bugs",
     "verification.claims",
     "verification.gof",

@@ -28,6 +28,7 @@ from privtools.cli.experiments import SimulateCommand
 from privtools.cli.laws import KINDS as _KINDS
 from privtools.cli.laws import build_law, with_law_options
 from privtools.cli.simulate import simulate
+from privtools.cli.training import audit_training_command
 from privtools.errors import ParameterError
 from privtools.validation import show_number
 
@@ -543,6 +544,7 @@ def plan_command(
 app.command("audit")(audit)
 app.command("simulate", cls=SimulateCommand)(simulate)
 app.command("account")(account)
+app.command("audit-training")(audit_training_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,9 +30,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from privtools.cli.jobs import FileJob
 from privtools.cli.laws import build_law, law_options, width_options, with_law_options
-from privtools.cli.report import _verdict_line, plain, print_file_result  # noqa: F401
+from privtools.cli.report import FileJob, _verdict_line, plain, print_file_result  # noqa: F401
 from privtools.cli.trace import (
     TRACE_OPTIONS,
     check_trace_options,

@@ -59,7 +59,7 @@ def check_trace_options(search: bool, values: dict) -> dict:
 
 
 def traced(mechanism, job, features, executor, tick):
-    """The pair's audit of ``job`` (a :class:`~privtools.cli.jobs.FileJob`) with the trace
+    """The pair's audit of ``job`` (a :class:`~privtools.cli.report.FileJob`) with the trace
     first: ``(trace, confirmation, audit)``; the later two are None when the trace decided
     (or ran alone)."""
     from verification.audit import audit_mechanism, confirm, trace_mechanism

@@ -47,6 +47,9 @@ MECH_RDP = ["audit", "--mechanism", "dist-rdp", "--samples", "1000"]
 SAMPLER = ["audit", "--sampler", "laplace", "--scale", "8", "--samples", "1000"]
 SIM = ["simulate", "--preset", "smoke"]
 ACCOUNT = ["account", "--sigma", "1", "--steps", "10", "--delta", "1e-5"]
+TRAIN = ["audit-training", "--step", "no-such-file.py:step", "--sampler",
+         "no-such-file.py:batches", "--data", "no-such-file.npy", "--steps", "10",
+         "--epsilon", "1", "--delta", "1e-5"]
 # --mechanism-file: every option is checked before the user's file is run, so a file that
 # does not exist shows that each bad value is refused first
 FILE = ["audit", "--mechanism-file", "no-such-file.py:release", "--epsilon", "1", "--d", "[1]",
@@ -476,7 +479,7 @@ def _every_option() -> list[tuple[list[str], str]]:
 
     bases = {"noise": [NOISE["laplace"]], "plan": [PLAN], "simulate": [SIM],
              "demo": [["demo", "--quick"]], "verify-claims": [["verify-claims"]],
-             "audit": [MECH, SAMPLER, FILE], "account": [ACCOUNT]}
+             "audit": [MECH, SAMPLER, FILE], "account": [ACCOUNT], "audit-training": [TRAIN]}
     out = []
     for name, command in get_command(app).commands.items():
         for param in command.params:

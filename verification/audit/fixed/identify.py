@@ -13,6 +13,10 @@ of ``sampler(n_batches, rng)``, the family the batches' exact structure admits, 
   (:class:`FixedSizeScheme`);
 * **allocation** — sizes vary and, for the smallest t (at most half the batches), every
   record is in exactly k of each round of t consecutive batches (:class:`AllocationScheme`);
+  **allocation, kept** when every round repeats the first (each record keeps its places:
+  jax_privacy's ``BallsInBinsSampling``) — rounds that are not independent, which
+  :func:`audit_sampling`'s allocation test rejects and an accountant must read as one
+  allocation of the rounds' composition;
 * **independent inclusions** — none of the above: Poisson-like, reported with the mean rate
   q̂ and its exact (Clopper–Pearson) interval at ``confidence`` (:class:`PoissonScheme` at
   q̂; the interval is exact when the inclusions are independent — a sampler that draws
@@ -49,7 +53,7 @@ from .sampling import (
 __all__ = ["IdentifiedScheme", "identify_scheme", "KINDS"]
 
 KINDS = ("with replacement", "sequential", "shuffle", "fixed size", "allocation",
-         "independent inclusions")
+         "allocation, kept", "independent inclusions")
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,12 @@ def _family(batches: list, n: int) -> tuple[str, object, str]:
     found = _allocation(batches, n)
     if found is not None:
         t, k = found
+        rounds = len(batches) // t
+        if rounds >= 2 and all(np.array_equal(batches[i], batches[i % t])
+                               for i in range(t, rounds * t)):
+            return "allocation, kept", AllocationScheme(t, k), \
+                f"every record in exactly {k} of each round of {t} batches, at the same " \
+                f"places in each of {rounds} rounds"
         return "allocation", AllocationScheme(t, k), \
             f"every record in exactly {k} of each round of {t} batches"
     return "independent inclusions", None, \

@@ -24,7 +24,12 @@ claimed scheme:
   at the same rate), the dispersion of the batch sizes (independence across records:
   fixed-size batches have none). Fixed size: the dispersion of the per-record counts.
   Shuffling and allocation (whose per-record counts the exact checks fix): the dispersion of
-  the (record, batch within epoch or round) counts.
+  the (record, batch within epoch or round) counts. Poisson and fixed size, whose batches
+  are independent and identically distributed, also take the histogram of the gaps of 1 to
+  :data:`GAP` steps between a record's inclusions against the same histogram with the
+  batches in random orders (a permutation test, exact under exchangeability): a sampler
+  whose batches depend on each other in time — cyclic eligibility, epochs, "no record
+  twice in a row" — fails it.
 
 The verdict is ``"fail"`` (an exact violation, or a test below its share of ``alpha``) or
 ``"pass"`` (the batches show no departure at false-alarm rate ``alpha`` — evidence, not
@@ -310,7 +315,43 @@ def _expected_slots(population: int, scheme, per: int, rounds: int) -> np.ndarra
 _WHAT = {"rate": "total inclusions against n·T·q",
          "records": "every record sampled at the same rate (per-record counts)",
          "batch sizes": "batch sizes spread as Binomial(n, q): records independent",
-         "positions": "each record's batch within its epoch or round uniform"}
+         "positions": "each record's batch within its epoch or round uniform",
+         "gaps": "the gaps (1 to GAP = 8 steps) between a record's inclusions spread as with "
+                 "the batches in random orders: batches exchangeable in time"}
+
+#: The longest gap the exchangeability test counts.
+GAP = 8
+
+
+def _gap_counts(batches, order=None) -> np.ndarray:
+    """How often consecutive inclusions of one record are 1, 2, …, :data:`GAP` steps apart,
+    with the batches in ``order`` (default: as drawn)."""
+    T = len(batches)
+    times = np.repeat(np.arange(T) if order is None else np.argsort(order),
+                      [b.size for b in batches])
+    recs = np.concatenate(batches).astype(np.int64)
+    key = np.sort(recs * T + times)
+    d = np.diff(key)
+    d = d[(d >= 1) & (d <= GAP) & (np.diff(key // T) == 0)]
+    return np.bincount(d, minlength=GAP + 1)[1:].astype(float)
+
+
+_CENTRE = 100            # random orders that fix the test's centre (apart from its null)
+
+
+def _gap_test(batches, gen: np.random.Generator, n_null: int) -> tuple[float, np.ndarray]:
+    """(observed, null) of the gap histogram's distance from its mean under random orders of
+    the batches: independent and identically distributed batches (Poisson, fixed size) are
+    exchangeable in time, so the observed order is a uniform draw among the orders and the
+    permutation p-value has exact level (the centre comes from orders of its own)."""
+    T = len(batches)
+    centre = np.mean([_gap_counts(batches, gen.permutation(T)) for _ in range(_CENTRE)],
+                     axis=0)
+    scale = np.maximum(centre, 1.0)
+
+    def stat(order=None):
+        return float(np.sum((_gap_counts(batches, order) - centre) ** 2 / scale))
+    return stat(), np.array([stat(gen.permutation(T)) for _ in range(n_null)])
 
 
 def _observed(batches, population: int, scheme) -> dict:
@@ -321,9 +362,10 @@ def _observed(batches, population: int, scheme) -> dict:
         sizes = np.array([b.size for b in batches], dtype=float)
         return {"rate": float(counts.sum()),
                 "records": float(_sq(counts, T * scheme.q)),
-                "batch sizes": float(_sq(sizes, n * scheme.q))}
+                "batch sizes": float(_sq(sizes, n * scheme.q)),
+                "gaps": 0.0}                 # the permutation test's, filled by the audit
     if isinstance(scheme, FixedSizeScheme):
-        return {"records": float(_sq(counts, T * scheme.batch / n))}
+        return {"records": float(_sq(counts, T * scheme.batch / n)), "gaps": 0.0}
     per = _per(n, scheme)
     table = np.zeros((n, per))
     for i, b in enumerate(batches):
@@ -416,7 +458,10 @@ def audit_sampling(sampler: Callable, scheme, population: int, n_batches: int = 
             return SamplingAudit("fail", False, scheme, {}, violation, alpha, n_batches,
                                  population, seed)
         observed = _observed(batches, population, scheme)
-        null = _null(scheme, population, n_batches, np.random.default_rng(nulls), n_null)
+        gen = np.random.default_rng(nulls)
+        null = _null(scheme, population, n_batches, gen, n_null)
+        if "gaps" in observed:
+            observed["gaps"], null["gaps"] = _gap_test(batches, gen, n_null)
         level = alpha / len(observed)
         tests = {name: {"statistic": value, "p_value": _monte_carlo(value, null[name]),
                         "level": level, "what": _WHAT[name]}

@@ -75,7 +75,7 @@ def test_the_fields_mismatches_are_caught(sampler, scheme, test):
     r = audit_sampling(sampler, scheme, N, 1000, rng=3)
     assert r.verdict == "fail" and not r.passed
     assert r.tests[test]["p_value"] <= r.tests[test]["level"]
-    assert r.tests[test]["level"] == pytest.approx(0.01 / 3)
+    assert r.tests[test]["level"] == pytest.approx(0.01 / len(r.tests))
 
 
 def test_shuffled_batches_are_not_independent_fixed_size_batches():
@@ -163,3 +163,24 @@ def test_the_accountants_event_is_the_scheme_it_assumes():
                           rng=4).verdict == "pass"
     assert audit_sampling(shuffled, PoissonSampledEvent(g, q=0.05), 200, n_batches=200,
                           rng=4).verdict == "fail"
+
+
+def _cyclic(cycle: int, q: float):
+    """Cyclic Poisson sampling: the records split into ``cycle`` groups, group j eligible in
+    the batches t ≡ j (mod cycle), each eligible record in at rate q — a mean rate of
+    q/cycle with no record in two batches less than ``cycle`` apart."""
+    def sampler(n_batches, rng):
+        group = np.arange(N) % cycle
+        return [np.flatnonzero((group == t % cycle) & (rng.random(N) < q))
+                for t in range(n_batches)]
+    return sampler
+
+
+def test_cyclic_eligibility_told_as_poisson_fails_on_the_gaps():
+    """A false pass kept as a regression case: cyclic Poisson sampling (4 groups at rate
+    0.2) has the mean rate, the per-record spread and the batch sizes of Poisson sampling at
+    0.05, and passed the three tests that read only those; its gaps show it."""
+    r = audit_sampling(_cyclic(4, 0.2), PoissonScheme(0.05), N, 1000, rng=3)
+    assert r.verdict == "fail"
+    assert r.tests["gaps"]["p_value"] <= r.tests["gaps"]["level"]
+    assert all(r.tests[k]["p_value"] > r.tests[k]["level"] for k in ("rate", "records"))

@@ -12,6 +12,7 @@ from verification.audit import (
     FixedSizeScheme,
     PoissonScheme,
     ShuffleScheme,
+    audit_sampling,
     identify_scheme,
     reference_sampler,
 )
@@ -75,3 +76,17 @@ def test_bad_input_is_named_and_user_code_is_contained():
         raise SystemExit(3)
     with pytest.raises(UserCodeError):
         identify_scheme(exits, N, n_batches=10)
+
+
+def _kept_bins(n_batches, rng):
+    """Balls in bins with the bin kept: each record one of 10 places, drawn once, the same
+    in every round (jax_privacy's BallsInBinsSampling)."""
+    place = rng.integers(0, 10, N)
+    return [np.flatnonzero(place == t % 10) for t in range(n_batches)]
+
+
+def test_a_kept_allocation_is_named_and_fails_the_allocation_test():
+    r = identify_scheme(_kept_bins, N, 200, rng=0)
+    assert r.kind == "allocation, kept" and r.scheme == AllocationScheme(10)
+    assert "same places" in r.reason
+    assert audit_sampling(_kept_bins, AllocationScheme(10), N, 200, rng=1).verdict == "fail"
