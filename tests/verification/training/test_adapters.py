@@ -40,7 +40,7 @@ def _jax_loss():
 @pytest.mark.parametrize("how", ["expected", "batch"])
 def test_jax_privacy_steps_pass_or_are_named(how):
     if not _have("jax_privacy"):
-        pytest.skip("jax_privacy not installed")
+        pytest.skip("optional dependency: jax_privacy (the `frameworks` extra)")
     from verification.training.adapters import jax_privacy_step
 
     step = jax_privacy_step(_jax_loss(), l2_clip_norm=1.0, noise_multiplier=1.0,
@@ -59,7 +59,7 @@ def test_jax_privacy_steps_pass_or_are_named(how):
 
 def test_jax_privacy_samplers_are_identified():
     if not _have("jax_privacy"):
-        pytest.skip("jax_privacy not installed")
+        pytest.skip("optional dependency: jax_privacy (the `frameworks` extra)")
     import jax_privacy.batch_selection as bs
 
     from verification.audit import identify_scheme
@@ -78,7 +78,7 @@ def test_opacus_steps_pass_or_are_named(told):
     """A summed loss told to Opacus as summed passes; told as a mean, Opacus scales each
     per-sample gradient by the batch size before clipping, and the clipping is named."""
     if not (_have("torch") and _have("opacus")):
-        pytest.skip("torch and opacus not installed")
+        pytest.skip("optional dependency: torch and opacus")
     import torch
 
     from verification.training.adapters import opacus_step
