@@ -13,17 +13,21 @@ PCG64 for simulations, and a generator that counts the random words it hands out
   sampler consumes is a machine-independent proxy for its running time; a sampler whose
   word count depends on the value it returns leaks that value to anyone who can time it
   (``verification.timing`` audits the joint view).
+* :func:`compiled_draws` — whether the compiled loops of the extra ``fast`` (numba) may draw:
+  the alias tables' bulk path and the bandit simulation's users. ``PRIVTOOLS_KERNEL=numpy``
+  in the environment turns them off; both give the same values either way.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 
 import numpy as np
 
 from privtools.errors import ParameterError
 
-__all__ = ["secure_rng", "counting_rng", "words_used", "is_secure"]
+__all__ = ["secure_rng", "counting_rng", "words_used", "is_secure", "compiled_draws"]
 
 _ROUNDS = 20
 
@@ -67,3 +71,15 @@ def words_used(rng: np.random.Generator) -> int:
         raise ParameterError("rng must come from counting_rng() (a ChaCha bit generator)")
     lo, hi = (int(v) for v in bg.state["state"]["ctr"])
     return lo + (hi << 64)
+
+
+def compiled_draws() -> bool:
+    """Whether the compiled loops (numba, the extra ``fast``) may be used: numba imports and
+    ``PRIVTOOLS_KERNEL`` is not ``numpy`` (module doc)."""
+    if os.environ.get("PRIVTOOLS_KERNEL", "").lower() == "numpy":
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True

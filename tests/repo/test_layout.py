@@ -78,6 +78,9 @@ LATE_IMPORTS = {
     "privtools/testing/__init__.py": "start-up time: the pytest plugin (privtools.testing."
                                      "plugin) loads it in every pytest session, and the judge "
                                      "only when an assertion runs",
+    "privtools/bandits/se/users.py": "an optional dependency: its compiled loop "
+                                     "(`_users_kernel`) imports numba at its top, and is "
+                                     "imported only where numba is installed",
 }
 
 

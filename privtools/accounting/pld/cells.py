@@ -252,6 +252,10 @@ def _place_lower(g: _Grid, buckets: dict, out: dict, p: arb, q: arb, lo, hi) -> 
             _add_bucket(buckets, i, p, q)
             return
     lam = (p / q).log()                               # the merged cell's loss
+    if not lam.is_finite():          # a ball too wide to bound the loss: the cell's bound
+        if lo is not None:
+            _add(out, g.floor(lo), p)                 # rounded down to its lower loss
+        return                                        # (or dropped: δ only falls)
     i, j = g.floor(lam), g.ceil(lam)
     if lo is not None:
         i = max(i, g.floor(lo))

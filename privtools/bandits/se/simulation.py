@@ -25,8 +25,12 @@ certified for a user's batches *of its size*; a user joining batches of several 
 composes views of different plans, which the per-size certificates do not cover exactly
 (docs/returning_users.md).
 
-One batch is one vectorized call: the (|Φ(b)|, l(b)) reward matrix is drawn by
-``env.sample_many`` and passed to :func:`privtools.protocol.run_batches` (ideal SecAgg) in
+One batch is one call. For Gaussian and Bernoulli environments under the ideal secure
+computation, :mod:`.users` draws every user's reward, rounding and share in one compiled
+loop on a stream of the batch's own (keys drawn from ``rng``) and returns each arm's Σ x̂ and
+Σ η; the modular sum is (Σ x̂ + Σ η) mod m, then the analyzer runs as below (the same
+numbers in numpy where numba is missing). Otherwise the (|Φ(b)|, l(b)) reward matrix is
+drawn by ``env.sample_many`` and passed to :func:`privtools.protocol.run_batches` (ideal SecAgg) in
 row chunks of at most 2**22 entries; a single arm with more than 2**22 users is streamed
 through the same randomizer, modular sum and analyzer in user chunks (the modular sum is
 additive). Masked and shuffle secure computations run :func:`privtools.protocol.run_batch`
@@ -66,6 +70,7 @@ from ...protocol.randomizer import add_mod
 from ...protocol.secure import MaskedSecAgg, ShuffleSecAgg
 from ..envs.finite import Environment
 from ..runs import check_run
+from . import users as _users
 from .policies import PolicySpec
 from .returning import ParticipationRecord, UserLedger, user_stream
 from .widths import dpse_batch_size, dpse_width, exact_width, paper_width
@@ -297,6 +302,9 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
         lap = gen.laplace(0.0, 1.0 / float(spec.epsilon_exact), size=A)
         return sums + lap, lap
     noise = np.empty(A, dtype=np.int64)
+    fast = _compiled_batch(spec, env, arms, n, plan, gen)
+    if fast is not None:
+        return fast
     if spec.mode == "aggregate":
         P = protocol_params(plan)
         law = plan.central_noise if plan.trust == "central" else plan.total_noise
@@ -324,6 +332,45 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
         est[s:s + rows] = res.estimate
         noise[s:s + rows] = res.noise
     return est, noise
+
+
+def _share_table(P):
+    """The share law's alias table (None: no share; False: a law drawn otherwise)."""
+    if P.trust == "central":
+        return None
+    sampler = P.share.sampler
+    return sampler.table if getattr(sampler, "kind", None) == "table" else False
+
+
+def _compiled_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int, plan,
+                    gen) -> tuple[np.ndarray, np.ndarray] | None:
+    """One batch of the ideal secure computation with the users drawn by
+    :mod:`.users` (rewards, rounding and shares in one loop, on the batch's own stream):
+    (estimates, total noise per arm), or None where that path does not apply (another
+    environment, secure computation or share law; a precision or a modulus beyond int64; a
+    tracing generator — ``verification.audit.trace`` — which must see every share drawn)."""
+    if spec.secure != "ideal" or not _users.handles(env) or hasattr(gen, "trace_law"):
+        return None        # a tracing generator records each law's draws: the protocol path
+    P = protocol_params(plan)
+    if P.big or P.g >= 2**53:
+        return None
+    aggregate = spec.mode == "aggregate"
+    table = None if aggregate else _share_table(P)
+    if table is False:
+        return None
+    wide = 0 if table is None else max(abs(table.lo), abs(table.lo + table.n - 1))
+    if n * (P.g + wide) >= 2**62 or arms.size * n >= 2**47:    # int64 sums; counters < 2^47
+        return None
+    S, E = _users.row_sums(_users.batch_keys(gen), env, arms, n, P.g, table)
+    if aggregate:
+        law = plan.central_noise if plan.trust == "central" else plan.total_noise
+        N = np.asarray(law.sample(arms.size, gen), dtype=np.int64)
+        y = add_mod(S, N, P.m)
+        return decode_many(y, plan) / P.g, N
+    total = S % P.m if E is None else (S + E) % P.m
+    released, eta_c = add_central_noise(total, P, gen)
+    noise = E if eta_c is None else np.asarray(eta_c, dtype=np.int64)
+    return decode_many(released, P).astype(np.float64) / P.g, noise
 
 
 def _noise_variance(spec: PolicySpec, plan) -> float:

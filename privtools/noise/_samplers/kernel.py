@@ -18,9 +18,9 @@ least :data:`SMALL` draws. ``PRIVTOOLS_KERNEL=numpy`` in the environment turns i
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from privtools.randomness import compiled_draws
 
 __all__ = ["BULK", "SMALL", "kernel_name", "fill", "wanted"]
 
@@ -36,11 +36,8 @@ def _compiled():
     global _KERNEL
     if _KERNEL is None:
         _KERNEL = False
-        if os.environ.get("PRIVTOOLS_KERNEL", "").lower() != "numpy":
-            try:
-                import numba
-            except ImportError:
-                return False
+        if compiled_draws():
+            import numba
 
             @numba.njit(cache=True, nogil=True)
             def _loop(next_u64, state, n, shift, T, A, lo, out):  # pragma: no cover

@@ -84,3 +84,20 @@ def test_gaussian_ledgers_are_answered_in_closed_form():
         mu = mpmath.sqrt(mu2)
         exact = mpmath.ncdf(mu / 2 - 1 / mu) - mpmath.e * mpmath.ncdf(-mu / 2 - 1 / mu)
     assert lo <= exact <= hi
+
+
+def test_a_cell_whose_loss_ball_is_not_finite_is_placed_at_its_lower_bound_or_dropped():
+    """The lower grid (a lower bound on δ) may move P-mass only to smaller losses: a cell whose
+    merged loss log(P/Q) is no finite ball goes to the grid point at or below its stated lower
+    loss, or — with no stated lower loss — is dropped (δ only falls). Regression: such a cell
+    crashed the calibration of a plan with returning users (``studies/
+    regret_vs_participations.py``)."""
+    from privtools.accounting.pld import cells as C
+
+    g = C._Grid(Fraction(1, 8))
+    out, buckets = {}, {}
+    C._place_lower(g, buckets, out, arb("inf"), arb(1), Fraction(3, 10), None)
+    assert list(out) == [2] and not buckets          # ⌊0.3 / (1/8)⌋ = 2
+    out.clear()
+    C._place_lower(g, buckets, out, arb("inf"), arb(1), None, None)
+    assert out == {} and buckets == {}
