@@ -306,13 +306,9 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
     if fast is not None:
         return fast
     if spec.mode == "aggregate":
-        P = protocol_params(plan)
-        law = plan.central_noise if plan.trust == "central" else plan.total_noise
-        S = _row_sums(env, arms, n, gen, lambda x: encode(x, P.g, gen).sum(axis=1), np.int64)
-        N = np.asarray(law.sample(A, gen), dtype=np.int64)
-        y = add_mod(S, N, P.m)  # Σx̂ in Z_m plus the total noise, reduced (protocol._zm)
-        z = decode_many(y, plan)
-        return z / P.g, N
+        g = protocol_params(plan).g
+        S = _row_sums(env, arms, n, gen, lambda x: encode(x, g, gen).sum(axis=1), np.int64)
+        return _aggregate(plan, S, gen)
     if spec.secure != "ideal":
         for i, a in enumerate(arms.tolist()):
             x = env.sample(a, n, gen)
@@ -332,6 +328,16 @@ def _protocol_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
         est[s:s + rows] = res.estimate
         noise[s:s + rows] = res.noise
     return est, noise
+
+
+def _aggregate(plan, S: np.ndarray, gen) -> tuple[np.ndarray, np.ndarray]:
+    """``mode="aggregate"``: each arm's Σ x̂ plus the batch's total noise drawn at once, in
+    Z_m, decoded: (estimates, total noise per arm)."""
+    P = protocol_params(plan)
+    law = plan.central_noise if plan.trust == "central" else plan.total_noise
+    N = np.asarray(law.sample(S.size, gen), dtype=np.int64)
+    y = add_mod(S, N, P.m)  # Σx̂ in Z_m plus the total noise, reduced (protocol._zm)
+    return decode_many(y, plan) / P.g, N
 
 
 def _share_table(P):
@@ -363,10 +369,7 @@ def _compiled_batch(spec: PolicySpec, env: Environment, arms: np.ndarray, n: int
         return None
     S, E = _users.row_sums(_users.batch_keys(gen), env, arms, n, P.g, table)
     if aggregate:
-        law = plan.central_noise if plan.trust == "central" else plan.total_noise
-        N = np.asarray(law.sample(arms.size, gen), dtype=np.int64)
-        y = add_mod(S, N, P.m)
-        return decode_many(y, plan) / P.g, N
+        return _aggregate(plan, S, gen)
     total = S % P.m if E is None else (S + E) % P.m
     released, eta_c = add_central_noise(total, P, gen)
     noise = E if eta_c is None else np.asarray(eta_c, dtype=np.int64)
