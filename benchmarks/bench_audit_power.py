@@ -63,7 +63,8 @@ def run(args) -> dict:
     seeds = args.seeds or (4 if args.quick else 30)
     tasks = []
     for i, case in enumerate(cases):
-        grid = budgets if case.delta > 0 else [b for b in budgets if b <= 10_000]
+        grid = list(case.budgets) if case.budgets and not args.quick else \
+            budgets if case.delta > 0 else [b for b in budgets if b <= 10_000]
         tasks += [(i, n, s, False) for n in grid for s in range(seeds)]
         tasks += [(i, grid[-1], s, True) for s in range(seeds)]
     t0 = time.perf_counter()

@@ -15,6 +15,10 @@ exact privacy on the pair ``(d, d_prime)`` and whether the claim holds.
   with Lap(1) noise: ε = 1 on a pair that moves one count by one.
 * **Ragged release** — one noisy value per record: the output's length is the data's size
   (ε = ∞).
+* **Laplace with an atom** — Σd + Lap(1) (ε = 1 on the pair), except that a dataset whose
+  first record is 1 releases the sentinel 0.5 instead with probability 10⁻⁴ (a debug path
+  left in): an output the neighbour never gives, so ε = ∞ at δ = 0, seen about once in
+  10⁴ draws. Audited at 10⁵ and 10⁶ draws; the control is the same Laplace without it.
 """
 
 from __future__ import annotations
@@ -26,14 +30,15 @@ from functools import lru_cache, partial
 from privtools.accounting import gaussian_epsilon
 
 __all__ = ["PowerCase", "analytic_sigma", "gaussian", "leaky_histogram", "fixed_histogram",
-           "ragged_release", "power_cases"]
+           "ragged_release", "laplace_atom", "power_cases"]
 
 
 @dataclass(frozen=True)
 class PowerCase:
     """One audited case: ``name``, the ``mechanism``, the claim (``epsilon``, ``delta``),
     the exact ``true_epsilon`` at the claimed δ on ``(d, d_prime)``, ``private`` (does the
-    claim hold) and ``note`` (the bug in words)."""
+    claim hold), ``note`` (the bug in words) and the draws per dataset it is audited at
+    (``budgets``; None: the benchmark's grid)."""
 
     name: str
     mechanism: object
@@ -44,6 +49,7 @@ class PowerCase:
     d_prime: tuple
     private: bool
     note: str
+    budgets: tuple | None = None
 
 
 @lru_cache(maxsize=64)
@@ -88,6 +94,15 @@ def ragged_release(dataset, size, rng, *, scale=1.0):
     return [list(len(dataset) + rng.laplace(0.0, scale, len(dataset))) for _ in range(size)]
 
 
+def laplace_atom(dataset, size, rng, *, p=1e-4):
+    """Σ dataset + Lap(1), and the sentinel 0.5 with probability ``p`` (p = 0: none) when
+    the first record is 1."""
+    x = float(sum(dataset)) + rng.laplace(0.0, 1.0, size)
+    if p > 0 and dataset[0] == 1:
+        x[rng.random(size) < p] = 0.5
+    return x
+
+
 def power_cases() -> list[PowerCase]:
     """The cases (see the module doc), claims first as the bugs state them."""
     out = []
@@ -110,4 +125,10 @@ def power_cases() -> list[PowerCase]:
                          (1, 2, 3), (1, 2), False, "length = the data's size"))
     out.append(PowerCase("Fixed-domain histogram (dict)", fixed_histogram, 1.0, 0.0, 1.0,
                          (0, 1, 2), (0, 1), True, "the control"))
+    out.append(PowerCase("Laplace with an atom of 1e-4", laplace_atom, 1.0, 0.0, math.inf,
+                         (1,), (0,), False, "a sentinel the neighbour never gives",
+                         budgets=(100_000, 1_000_000)))
+    out.append(PowerCase("Laplace without the atom", partial(laplace_atom, p=0.0), 1.0, 0.0,
+                         1.0, (1,), (0,), True, "the control",
+                         budgets=(100_000, 1_000_000)))
     return out

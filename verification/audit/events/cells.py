@@ -47,6 +47,7 @@ _CELL_KEYS = 64            # exact outcomes are cells when there are at most thi
 _CELL_BINS = 8             # quantile bins of a number
 _CELL_COLUMNS = 64         # vector outputs wider than this get no per-coordinate cells
 _CELL_MIN = 100            # favoured draws a union needs (of a twentieth of the draws)
+_FIT_ROWS = 200_000        # draws per dataset that place the bins and fit the weights
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
@@ -116,6 +117,9 @@ def _objects_partition(a, b, h: int) -> Partition | None:
 def _outcomes_partition(a, b, h: int) -> Partition | None:
     """Few exact outcomes (keys): a cell per outcome."""
     ka, kb = a.keys(), b.keys()
+    head = min(h, 1024)        # more than _CELL_KEYS outcomes in a head: more in all
+    if np.unique(np.concatenate([ka[:head], kb[:head]])).size > _CELL_KEYS:
+        return None
     if np.unique(np.concatenate([ka[:h], kb[:h]])).size > _CELL_KEYS:
         return None
     uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
@@ -146,21 +150,22 @@ class MeanDifference:
 
 def _linear_part(ca: np.ndarray, cb: np.ndarray, h: int) -> Partition | None:
     """Quantile bins of the diagonal discriminant :class:`MeanDifference` of a vector
-    output, fitted on the first ``h`` draws (non-finite values as indicators, as the
-    learned events read them): the sum of the coordinates weighted by how each tells the
-    datasets apart — the statistic of a leak spread over many answers (SVT's k queries)."""
+    output, fitted on the first ``h`` draws (at most :data:`_FIT_ROWS`; non-finite values as
+    indicators, as the learned events read them): the sum of the coordinates weighted by
+    how each tells the datasets apart — the statistic of a leak spread over many answers
+    (SVT's k queries)."""
     if ca.shape[1] < 2:
         return None
-    fm = FeatureMap.fit(None, np.concatenate([ca[:h], cb[:h]]))
-    xa, xb = fm.clean(ca), fm.clean(cb)
-    first = np.concatenate([xa[:h], xb[:h]])
-    var = first.var(axis=0)
-    w = np.where(var > 0, (xa[:h].mean(axis=0) - xb[:h].mean(axis=0)) /
-                 np.where(var > 0, var, 1.0), 0.0)
+    f = min(h, _FIT_ROWS)
+    fm = FeatureMap.fit(None, np.concatenate([ca[:f], cb[:f]]))
+    fa, fb = fm.clean(ca[:f]), fm.clean(cb[:f])
+    var = np.concatenate([fa, fb]).var(axis=0)
+    w = np.where(var > 0, (fa.mean(axis=0) - fb.mean(axis=0)) / np.where(var > 0, var, 1.0),
+                 0.0)
     if not np.any(w):
         return None
     view = Score("mean-difference", fm, MeanDifference(w), ())
-    return _bins(view, xa @ w, xb @ w, h)
+    return _bins(view, fm.clean(ca) @ w, fm.clean(cb) @ w, h)
 
 
 @dataclass(frozen=True)
@@ -233,8 +238,15 @@ def _discrete_part(ca: np.ndarray, cb: np.ndarray, h: int) -> Partition | None:
     if len(few) < 2 or len(few) == first.shape[1]:
         return None
     sub = np.nan_to_num(np.concatenate([ca[:, few], cb[:, few]]), nan=np.inf)
-    keys = np.ascontiguousarray(sub).view(np.dtype((np.void, sub.shape[1] * 8))).ravel()
-    uniq, inv = np.unique(keys, return_inverse=True)
+    code = np.zeros(sub.shape[0], dtype=np.int64)
+    for j in range(sub.shape[1]):         # the joint outcome as one integer per draw
+        vals, col = np.unique(sub[:, j], return_inverse=True)
+        if vals.size > 4 * _CELL_KEYS:
+            return None
+        code = code * vals.size + col
+        if code.max(initial=0) >= 2**62 // (4 * _CELL_KEYS):
+            return None
+    uniq, inv = np.unique(code, return_inverse=True)
     if uniq.size > 4 * _CELL_KEYS:
         return None
     n = ca.shape[0]
@@ -255,7 +267,8 @@ def _at_most(x: np.ndarray, k: int) -> bool:
 def _bins(view, xa: np.ndarray, xb: np.ndarray, h: int) -> Partition | None:
     """Quantile bins of one number (edges from the first draws' finite values), −∞ a cell
     of its own, NaN and +∞ cells no event holds; None when the number takes one value."""
-    pooled = np.concatenate([xa[:h], xb[:h]])
+    f = min(h, _FIT_ROWS)
+    pooled = np.concatenate([xa[:f], xb[:f]])
     nan = np.isnan(pooled)
     numbers = pooled[~nan] if nan.any() else pooled
     values = 0 if numbers.size == 0 else 1 + int(numbers.min() < numbers.max())

@@ -45,6 +45,7 @@ from .. import guard
 from ..draws import SELECT, TEST, Draws, root_seed
 from ..events import Event
 from ..events.select import LEARNERS, Choice, Sample, choose_event
+from ..events.support import support_event
 from ..neighbours import check_pair
 from ..stats import clopper_pearson, hockey, poisson_p_value, poisson_ratio_bound
 from ..values import AuditBudget, Claim, check_claim
@@ -211,38 +212,60 @@ def run_audit(draws: Draws, d, d_prime, claim: Claim, budget: AuditBudget, *,
     if event is None:
         return _verdict(kp=0, kq=0, n_fav=n_test, n_other=n_test, claim=claim, budget=budget,
                         event=None, seed=draws.seed, otype=otype, selection=selection)
-    sides = ((d, 0), (d_prime, 1)) if event.direction == "d" else ((d_prime, 1), (d, 0))
     lams = None
     if delta > 0:   # the bets are sized on the selection draws, never on the test's
         ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
         kp_sel, kq_sel = (ka, kb) if event.direction == "d" else (kb, ka)
-        lams = hockey.bets(kp_sel, kq_sel, A.outputs.n, eps_claim, delta)
+        lams = hockey.bets(kp_sel, kq_sel, A.outputs.n, eps_claim, delta, n_test, alpha)
         selection["bets"] = [float(x) for x in lams]
-    # Looks: all of the test split, or ¼, ½, all at α/4, α/4, α/2 with stop_early.
+    events = [event]
+    if delta == 0:  # an output one side gives and the other never gave: tested beside it
+        extra, seen = support_event(A, B)
+        if extra is not None and extra.describe() != event.describe():
+            events.append(extra)
+            selection["support_event"] = {"event": extra.describe(), "seen": seen}
+    # Looks: all of the test split, or ¼, ½, all at α/4, α/4, α/2 with stop_early; each
+    # look's level shared by the events tested (Bonferroni)
     looks = ((1.0, alpha),) if not stop_early else \
         ((0.25, alpha / 4), (0.5, alpha / 4), (1.0, alpha / 2))
-    k = [0, 0]
+    k = [[0, 0] for _ in events]      # counts on d and on d′, per event
     n = [0, 0]
     offset = [0, 0]
     done = 0.0
     for j, (frac, level) in enumerate(looks):
-        for i, (data, side) in enumerate(sides):
+        for side, data in ((0, d), (1, d_prime)):
             lam = n_test * (frac - done)
             m = draws.poisson(lam, side, j) if delta == 0 else \
-                int(round(n_test * frac)) - n[i]
-            k[i] += draws.count(data, m, TEST, side, event, offset[i])
-            n[i] += m
-            offset[i] += draws.n_chunks(m)
+                int(round(n_test * frac)) - n[side]
+            for i, ev in enumerate(events):   # the same draws for every event
+                k[i][side] += draws.count(data, m, TEST, side, ev, offset[side])
+            n[side] += m
+            offset[side] += draws.n_chunks(m)
         done = frac
         sel = selection if not stop_early else {
             **selection, "looks": "¼, ½ and all of the test split at α/4, α/4, α/2",
             "stopped_at": n[0]}
-        res = _verdict(kp=k[0], kq=k[1], n_fav=n[0], n_other=n[1], claim=claim, budget=budget,
-                       event=event, seed=draws.seed, otype=otype, selection=sel, level=level,
-                       lams=lams)
+        res = _best_verdict(events, k, n, claim=claim, budget=budget, seed=draws.seed,
+                            otype=otype, selection=sel, level=level, lams=lams)
         if res.verdict == "fail":
             break
     return res
+
+
+def _best_verdict(events, k, n, *, claim, budget, seed, otype, selection, level, lams):
+    """The verdict of each event on its counts (``k[i]`` on d and d′ of ``n``), each at
+    ``level`` over their number (Bonferroni); the one with the largest ε_lower."""
+    best = None
+    for i, ev in enumerate(events):
+        f = 0 if ev.direction == "d" else 1
+        got = _verdict(kp=k[i][f], kq=k[i][1 - f], n_fav=n[f], n_other=n[1 - f], claim=claim,
+                       budget=budget, event=ev, seed=seed, otype=otype,
+                       selection=selection if i == 0 else
+                       {**selection, "family": "support (outputs one side never gave)"},
+                       level=level / len(events), lams=lams if i == 0 else None)
+        if best is None or got.epsilon_lower > best.epsilon_lower:
+            best = got
+    return best
 
 
 def audit_mechanism(mechanism: Callable, d, d_prime, epsilon, n_samples: int, rng=None,

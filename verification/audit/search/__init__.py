@@ -10,7 +10,9 @@ several pairs hold is drawn once for all of them), every surviving pair gets a h
 score (an event chosen on half of its draws — by the audit's event families, or as a union
 of outcomes or bins ranked by their estimated likelihood ratio — read on the other half as
 the bound its counts project for the confirmation's size:
-:func:`verification.audit.events.cells.held_out_score`), and the better half survives — so draws
+:func:`verification.audit.events.cells.held_out_score`; while more than
+:data:`FULL_SCORES` pairs live, by the unions of cells alone, which cost milliseconds where
+the families cost a second), and the better half survives — so draws
 go where the estimated leak is largest. The pair the last round's held-out scores rank
 first is confirmed: its search draws, topped up with fresh ones, choose the event, and the
 claim is tested on fresh draws (:func:`verification.audit.search.candidates.confirm_pair`, the test
@@ -41,7 +43,7 @@ from ..draws import Draws, root_seed
 from ..events.cells import held_out_score
 from ..events.select import LEARNERS
 from ..fixed.mechanism import check_learners
-from ..neighbours import as_relation, canonical
+from ..neighbours import as_relation, canonical, distance
 from ..values import Claim, check_claim
 from .candidates import (
     Candidate,
@@ -53,12 +55,21 @@ from .candidates import (
     jsonable,
 )
 from .halving import MIN_DRAWS as _MIN_DRAWS
-from .halving import affordable_pairs, halve
+from .halving import affordable_pairs, halve, screening
 from .halving import rounds as _rounds  # noqa: F401  (the halving's rounds, for its tests)
 from .shrinking import shrink_counterexample
 
 __all__ = ["Counterexample", "search_counterexample", "shrink_counterexample",
            "affordable_pairs"]
+
+#: the live pairs at or below which a halving round scores a pair by every event family;
+#: the rounds before score it by the cells alone (:func:`~verification.audit.events.cells.
+#: held_out_score` with ``choose_max=0``: milliseconds where the families take a second),
+#: and by the families only when the cells find no event
+FULL_SCORES = 4
+#: draws per dataset the event families read when they score a pair (the first of the
+#: half they choose on; the cells read every draw): a ranking, not the confirmation's event
+FAMILY_DRAWS = 200_000
 
 
 def _datasets(datasets, max_datasets: int, seed: int) -> list:
@@ -78,11 +89,22 @@ def _datasets(datasets, max_datasets: int, seed: int) -> list:
     return out
 
 
+def _one_record(d, dp) -> bool:
+    """Whether ``d`` and ``dp`` differ in one record: one replaced in place, or one added
+    or removed (the pairs a leak of one record shows in first)."""
+    try:
+        return distance(d, dp, "replace-one")[0] or distance(d, dp, "add-remove")[0]
+    except (ParameterError, TypeError, ValueError):
+        return False
+
+
 def _pairs(datasets, relation, max_pairs: int, seed: int, stated=()) -> tuple[list, int,
                                                                                 int]:
-    """The distinct pairs: the ``stated`` ones first (all kept), then those the relation
-    gives (a seeded subsample beyond ``max_pairs`` pairs in all); how many there were, and
-    how many of the kept ones were stated."""
+    """The distinct pairs, in the order they are screened: the ``stated`` ones first (all
+    kept), then those the relation gives that differ in one record (:func:`_one_record`),
+    then the others in a seeded order — a seeded subsample beyond ``max_pairs`` pairs in
+    all, the one-record pairs kept first; how many there were, and how many of the kept
+    ones were stated."""
     seen, first, pairs = set(), [], []
     for group, source in ((first, [(d, dp) for d, dp in stated]),
                           (pairs, ((d, dp) for d in datasets for dp in relation(d)))):
@@ -93,10 +115,12 @@ def _pairs(datasets, relation, max_pairs: int, seed: int, stated=()) -> tuple[li
                 group.append((d, dp))
     found = len(first) + len(pairs)
     room = max(0, max_pairs - len(first))
-    if len(pairs) > room:
-        keep = np.sort(np.random.default_rng(seed).choice(len(pairs), room, replace=False))
-        pairs = [pairs[i] for i in keep]
-    return first + pairs, found, len(first)
+    gen = np.random.default_rng(seed)
+    one = [p for p in pairs if _one_record(*p)]
+    rest = [p for p in pairs if not _one_record(*p)]
+    one = [one[i] for i in np.sort(gen.choice(len(one), min(room, len(one)), replace=False))]
+    rest = [rest[i] for i in gen.permutation(len(rest))[:room - len(one)]]
+    return first + one + rest, found, len(first)
 
 
 def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="replace-one",
@@ -118,13 +142,18 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
     ``"query"`` (StatDP's input patterns) or a callable ``d -> iterable of neighbours of d``
     (:mod:`verification.audit.neighbours`). ``pairs``: (d, d') pairs searched whatever the
     relation gives (a zoo entry's ``pairs`` and ``witness``), all kept; the relation's pairs
-    fill up to ``max_pairs`` in all (a seeded subsample).
+    fill up to ``max_pairs`` in all (a seeded subsample, the pairs that differ in one
+    record kept first).
 
     ``budget``: draws spent by the search (every dataset of every pair together; a dataset
     several pairs hold is drawn once for all of them) — an upper bound that holds: when it
     cannot give every pair at least 1 000 draws per dataset in the first round of
-    successive halving, fewer pairs are scored (the stated ones first, then a seeded
-    subsample: ``pairs`` of the result; ``pairs_found`` the pairs there were).
+    successive halving, a screening round comes first
+    (:func:`verification.audit.search.halving.screening`): every dataset drawn 100–1 000
+    times, every pair scored by its unions of cells, and the pairs the rest of the budget
+    can race kept (a budget too small to screen them all at 100 draws per dataset screens
+    the stated pairs first, then those that differ in one record: ``pairs`` of the result;
+    ``pairs_found`` the pairs there were).
     ``n_confirm``: fresh draws per dataset of each confirmation test (default
     ``budget // 2``; the event is chosen on the pair's search draws), or ``max_draws``:
     draws per dataset of a confirmed pair in all — its search draws, topped up with fresh
@@ -183,21 +212,15 @@ def search_counterexample(mechanism: Callable, epsilon, datasets, neighbours="re
                      shared=(mechanism, features, neighbours))
 
 
-def _candidates(datasets, neighbours, stated, budget, max_datasets, max_pairs, seed):
-    """The pairs to score: (pairs, how many there were, how many were stated)."""
+def _candidates(datasets, neighbours, stated, max_datasets, max_pairs, seed):
+    """The pairs to screen, in priority order (:func:`_pairs`), and how many there were."""
     data = [] if datasets is None else _datasets(datasets, max_datasets, seed)
     if datasets is not None and not data:
         raise ParameterError("datasets gave no dataset")
     relation = as_relation(neighbours, data) if data else (lambda d: [])
-    pairs, found, n_stated = _pairs(data, relation, max_pairs, seed, stated)
+    pairs, found, _ = _pairs(data, relation, max_pairs, seed, stated)
     if not pairs:
         raise ParameterError("the neighbour relation gave no pair (d, d') with d' != d")
-    k = affordable_pairs(budget, len(pairs))
-    if k < len(pairs):   # the budget cannot score them all: the stated first, then a subsample
-        first = min(k, n_stated)
-        rest = np.random.default_rng([seed, 1]).choice(len(pairs) - n_stated, k - first,
-                                                       replace=False)
-        pairs = pairs[:first] + [pairs[n_stated + i] for i in np.sort(rest)]
     return pairs, found
 
 
@@ -205,19 +228,27 @@ def _search(mechanism, claim: Claim, datasets, neighbours, stated, sizes, seed, 
             features, learners, search_learners, executor, progress, bits) -> Counterexample:
     eps_claim, delta_f = claim.epsilon, claim.delta
     budget, n_confirm, max_draws, max_datasets, max_pairs, n_best = sizes
-    pairs, found = _candidates(datasets, neighbours, stated, budget, max_datasets, max_pairs,
-                               seed)
+    pairs, found = _candidates(datasets, neighbours, stated, max_datasets, max_pairs, seed)
     n_goal = n_confirm or (max_draws - max_draws // 5 if max_draws else budget // 2)
-    level = alpha / min(n_best, len(pairs))
 
-    def rate(arm):
+    def cells(arm):
         score, _, _ = held_out_score(arm.sample(0), arm.sample(1), n_goal, level, delta_f,
-                                     features=features, learners=search_learners, seed=seed,
-                                     bits=bits)
+                                     choose_max=0)
         return score
 
+    def rate(arm):
+        score = cells(arm) if arm.rivals > FULL_SCORES else -math.inf  # early: cells alone
+        if not math.isfinite(score):
+            score, _, _ = held_out_score(arm.sample(0), arm.sample(1), n_goal, level,
+                                         delta_f, features=features,
+                                         learners=search_learners, seed=seed, bits=bits,
+                                         choose_max=FAMILY_DRAWS)
+        return score
+
+    pairs, screen = screening(budget, pairs, cells)
+    level = alpha / min(n_best, len(pairs))
     with Draws(mechanism, seed, executor, progress) as draws:
-        ranked, spent = halve(draws, pairs, budget, rate)
+        ranked, spent = halve(draws, pairs, budget, rate, screen=screen)
         chosen = []
         for i, arm in enumerate(ranked[:n_best]):
             A, B = arm.sample(0), arm.sample(1)

@@ -38,7 +38,13 @@ from ..stats import hockey
 from ..values import AuditBudget, Claim, check_claim
 
 __all__ = ["Counterexample", "Candidate", "confirm", "confirm_pair", "describe",
-           "pattern_bases", "pair_key", "from_strategy", "derived_seed", "jsonable"]
+           "pattern_bases", "pair_key", "from_strategy", "derived_seed", "jsonable",
+           "CHOOSE_MAX"]
+
+#: selection draws per dataset the event families of a confirmation read (the first ones;
+#: the cells read them all): a cap on their cost, which grows with every draw (half a
+#: million lost a third of the bound on four of DP-Sniper's vector mechanisms)
+CHOOSE_MAX = 2_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -266,7 +272,7 @@ def _audit(draws: Draws, c: Candidate, claim: Claim, level, features, learners, 
         if delta > 0:   # as run_audit: the bets are sized on the selection draws
             ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
             kp, kq = (ka, kb) if event.direction == "d" else (kb, ka)
-            lams = hockey.bets(kp, kq, A.outputs.n, eps, delta)
+            lams = hockey.bets(kp, kq, A.outputs.n, eps, delta, n_test, share)
             sel["bets"] = [float(x) for x in lams]
         k = [draws.count(data, sizes[side], TEST, side, event) for data, side in sides]
         res = _verdict(kp=k[0], kq=k[1], n_fav=sizes[sides[0][1]], n_other=sizes[sides[1][1]],
@@ -279,12 +285,15 @@ def _audit(draws: Draws, c: Candidate, claim: Claim, level, features, learners, 
 
 def _choose(A: Sample, B: Sample, n_test: int, level: float, delta: float, features,
             learners, seed: int, bits: bool):
-    """The events a confirmation tests, both chosen on all its selection draws, and what
-    the selection saw: the event :func:`verification.audit.events.select.choose_event` chooses
-    and the best union of cells (:func:`verification.audit.events.cells.cell_event`) — two
+    """The events a confirmation tests, chosen on its selection draws, and what the
+    selection saw: the event :func:`verification.audit.events.select.choose_event` chooses
+    (on the first :data:`CHOOSE_MAX` draws per dataset) and the best union of cells
+    (:func:`verification.audit.events.cells.cell_event`, on all of them) — two
     candidates tested side by side (Bonferroni) rather than one picked on a third of the
     draws, which too often picks the wrong one of two close candidates."""
-    choice = choose_event(A, B, n_test, level, delta, features=features, learners=learners,
+    A1, B1 = (A.split(CHOOSE_MAX)[0], B.split(CHOOSE_MAX)[0]) if A.outputs.n > CHOOSE_MAX \
+        else (A, B)
+    choice = choose_event(A1, B1, n_test, level, delta, features=features, learners=learners,
                           seed=seed, bits=bits)
     events = [] if choice.event is None else [(choice.family, choice.event)]
     cells, _ = cell_event(A, B, n_test, level / 2, delta)

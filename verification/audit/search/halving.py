@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..draws import SEARCH, Draws
 from ..events.select import Sample
 from ..neighbours import canonical
 
-__all__ = ["MIN_DRAWS", "rounds", "affordable_pairs", "Stream", "Arm", "halve"]
+__all__ = ["MIN_DRAWS", "MIN_SCREEN", "rounds", "affordable_pairs", "Screen", "screening",
+           "Stream", "Arm", "halve"]
 
 #: draws per dataset and round below which a pair is not scored
 MIN_DRAWS = 1000
@@ -43,6 +45,42 @@ def affordable_pairs(budget: int, k: int) -> int:
     while k > 1 and budget // (rounds(k) * 2 * k) < MIN_DRAWS:
         k -= 1
     return k
+
+
+#: draws per dataset below which a screening round does not score a pair
+MIN_SCREEN = 100
+
+
+@dataclass(frozen=True)
+class Screen:
+    """A screening round before the race (:func:`screening`): ``draws`` per dataset, every
+    pair scored by ``rate(arm)`` (a cheap score), the ``keep`` best raced."""
+
+    draws: int
+    keep: int
+    rate: Callable
+
+
+def screening(budget: int, pairs: list, rate: Callable) -> tuple[list, Screen | None]:
+    """When ``budget`` cannot race every pair (:func:`affordable_pairs`), a screening round
+    that sees them all: each dataset drawn min(:data:`MIN_DRAWS`, budget / (2·D)) times (D
+    the distinct datasets), at least :data:`MIN_SCREEN` — the pairs listed first kept
+    until their datasets exhaust that (``pairs`` come in priority order) — and the pairs
+    the rest of the budget can race kept. Returns (the pairs screened, the screen), or
+    (``pairs``, None) when the budget races them all."""
+    if affordable_pairs(budget, len(pairs)) >= len(pairs):
+        return pairs, None
+    seen: set = set()
+    kept = []
+    for d, dp in pairs:
+        new = {canonical(d), canonical(dp)} - seen
+        if kept and budget // (2 * (len(seen) + len(new))) < MIN_SCREEN:
+            continue
+        seen |= new
+        kept.append((d, dp))
+    n = max(MIN_SCREEN, min(MIN_DRAWS, budget // (2 * len(seen))))
+    keep = max(1, affordable_pairs(budget - n * len(seen), len(kept)))
+    return kept, Screen(n, min(keep, len(kept)), rate)
 
 
 class Stream:
@@ -93,24 +131,38 @@ class Arm:
         return self.streams[which].sample(self.n)
 
 
+def _screened(draws: Draws, arms: list, streams: list, screen: Screen) -> tuple[list, int]:
+    """The screening round of :func:`halve`: the arms kept and the draws spent."""
+    spent = sum(x.top_up(draws, screen.draws) for x in streams)
+    for arm in arms:
+        arm.n, arm.rivals = screen.draws, len(arms)
+        arm.score = screen.rate(arm)
+    return sorted(arms, key=lambda a: (-a.score, a.index))[:screen.keep], spent
+
+
 def halve(draws: Draws, pairs: list, budget: int, rate: Callable[[Arm], float], *,
-          doubling: bool = False, enough: Callable[[Arm], bool] | None = None
-          ) -> tuple[list[Arm], int]:
+          doubling: bool = False, enough: Callable[[Arm], bool] | None = None,
+          screen: Screen | None = None) -> tuple[list[Arm], int]:
     """Successive halving (module doc) over ``pairs`` with ``budget`` draws in all;
     ``rate(arm)`` scores a live pair on its draws. ``doubling=True`` gives round r a share
     of the budget proportional to 2^r instead of equal shares (a cheap first round, the
     last pairs standing drawn most); ``enough(arm)``, when given, ends the race after a
     round in which a live pair satisfies it (a leak so gross that more draws would not
-    change the choice). Returns the arms ranked (the first is the pair the last round put
-    first) and the draws spent."""
+    change the choice). ``screen``, when given, comes first: every dataset drawn
+    ``screen.draws`` times, every pair scored by ``screen.rate``, the ``screen.keep`` best
+    raced with what is left of the budget (:func:`screening`). Returns the arms ranked
+    (the first is the pair the last round put first) and the draws spent."""
     streams: dict = {}
     for d in (x for pair in pairs for x in pair):
         streams.setdefault(canonical(d), Stream(len(streams), d))
     arms = [Arm(i, d, dp, (streams[canonical(d)], streams[canonical(dp)]))
             for i, (d, dp) in enumerate(pairs)]
-    total = rounds(len(arms))
-    weights = [2 ** r if doubling else 1 for r in range(total)]
     live, spent, target = arms, 0, 0
+    if screen is not None and screen.keep < len(arms):
+        live, spent = _screened(draws, arms, list(streams.values()), screen)
+        budget, target = budget - spent, screen.draws
+    total = rounds(len(live))
+    weights = [2 ** r if doubling else 1 for r in range(total)]
     for r in range(1, total + 1):
         # every dataset of a live pair drawn up to the same count: the round's share of the
         # budget over the live datasets (each was live, at the last count, in every round)

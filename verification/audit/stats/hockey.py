@@ -69,16 +69,36 @@ def kelly_fraction(p: float, q: float, eps: float, delta: float, cap: float) -> 
     return lo
 
 
-def bets(kp: int, kq: int, n: int, eps: float, delta: float) -> np.ndarray:
+def bets(kp: int, kq: int, n: int, eps: float, delta: float, n_test: int | None = None,
+         alpha: float | None = None) -> np.ndarray:
     """The bets of a fixed-size test, from an event's counts on the *selection* draws
-    (``kp`` and ``kq`` of ``n``): the Kelly fraction and its half and quarter (a bet sized
-    on rates that selection overestimated loses its growth; the smaller ones keep it), or,
-    when selection saw no positive drift, a spread of fractions of the cap."""
+    (``kp`` and ``kq`` of ``n``), in the claim's frame (the λ of ε' = ``eps``): the Kelly
+    fraction at the claim and its half and quarter (a bet sized on rates that selection
+    overestimated loses its growth; the smaller ones keep it), or, when selection saw no
+    positive drift, a spread of fractions of the cap. Given the test's size ``n_test`` and
+    level ``alpha``, two more: the Kelly fraction at the ε the test is projected to reach
+    (:func:`projected_hockey_stick` of the selection rates), and its half — the bets that
+    grow fastest where ε_lower will land, so the bound comes close to the event's truth
+    rather than stopping near the claim. Above the claim a bet sized at ε_r is carried to the
+    claim's frame by (e^ε_r + δ)/(e^ε + δ), the inverse of the test's rescaling; below it,
+    it is capped at the claim's cap (every bet must keep 1 + λZ > 0 up to the claim)."""
     cap = LAMBDA_CAP / (math.exp(eps) + delta)
-    lam = kelly_fraction((kp + 0.5) / (n + 1), (kq + 0.5) / (n + 1), eps, delta, cap)
-    if lam <= 0:
-        return cap * np.array([1 / 2, 1 / 8, 1 / 32, 1 / 128])
-    return lam * np.array([1.0, 0.5, 0.25])
+    p, q = (kp + 0.5) / (n + 1), (kq + 0.5) / (n + 1)
+    lam = kelly_fraction(p, q, eps, delta, cap)
+    out = cap * np.array([1 / 2, 1 / 8, 1 / 32, 1 / 128]) if lam <= 0 else \
+        lam * np.array([1.0, 0.5, 0.25])
+    if n_test is None or alpha is None:
+        return out
+    target = float(projected_hockey_stick(p, q, n_test, alpha, delta))
+    if not math.isfinite(target) or target <= 0 or abs(target - eps) < 1e-3 * max(eps, 1):
+        return out
+    lam_t = kelly_fraction(p, q, target, delta, LAMBDA_CAP / (math.exp(target) + delta))
+    if target > eps:
+        lam_t *= (math.exp(target) + delta) / (math.exp(eps) + delta)
+    lam_t = min(lam_t, cap)
+    if lam_t <= 0:
+        return out
+    return np.concatenate([out, lam_t * np.array([1.0, 0.5])])
 
 
 def _pairings(kp: int, kq: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -135,23 +155,32 @@ def hockey_stick_bound(kp: int, kq: int, n: int, lams, eps: float, delta: float,
             lo, hi = (mid, hi) if rejected(mid) else (lo, mid)
         return lo
     e = math.exp(eps)
-    h = max(0.005, eps / 128)
-    a = eps
-    block = 64
     lc = np.log1p(-lams * (e + delta))
-    for _ in range(0, max_steps, block):
-        s = a + h * np.arange(block)[:, None]        # step starts, one row per step
-        t = s + h
-        sa, sb = (e + delta) / (np.exp(s) + delta), (e + delta) / (np.exp(t) + delta)
-        la = np.log1p(-lams * (e + delta) + lams * sb)
-        lb = np.log1p(lams * sb * (1 - delta))
-        ld = np.log1p(-lams * sa * delta)
-        logk = _log_k(c, logw, kp, kq, n, la, lb, np.broadcast_to(lc, la.shape), ld)
-        bad = np.flatnonzero(logk < threshold)
-        if bad.size:
-            return float(a + h * bad[0])
-        a = a + h * block
-    return float(a)
+
+    def first_kept(a: float, h: float, steps: int) -> float:
+        """The start of the first step of width ``h`` from ``a`` not rejected whole (or
+        the end of ``steps`` steps)."""
+        block = 64
+        for _ in range(0, steps, block):
+            s = a + h * np.arange(block)[:, None]        # step starts, one row per step
+            t = s + h
+            sa, sb = (e + delta) / (np.exp(s) + delta), (e + delta) / (np.exp(t) + delta)
+            la = np.log1p(-lams * (e + delta) + lams * sb)
+            lb = np.log1p(lams * sb * (1 - delta))
+            ld = np.log1p(-lams * sa * delta)
+            logk = _log_k(c, logw, kp, kq, n, la, lb, np.broadcast_to(lc, la.shape), ld)
+            bad = np.flatnonzero(logk < threshold)
+            if bad.size:
+                return float(a + h * bad[0])
+            a = a + h * block
+        return float(a)
+
+    h = max(0.005, eps / 128)
+    a = first_kept(eps, h, max_steps)
+    if a >= eps + h * max_steps:
+        return a
+    # the step not rejected whole, in steps 64 times finer (each again rejected whole)
+    return first_kept(a, h / 64, 64)
 
 
 def projected_hockey_stick(p, q, n_test: int, alpha: float, delta: float) -> np.ndarray:
