@@ -14,9 +14,8 @@ on one side of the selection draws and never on the other (on the side where the
 seen more often) — when the selection saw them at least :data:`SUPPORT_MIN` times. A value
 seen twice on one side is an atom there (a continuous law repeats no value); the tails
 beyond the other side's range are left to the threshold events, which rank them by their
-ratio. The audit tests it beside its chosen event, each at half
-the level (Bonferroni), so the false-alarm rate is kept; it is chosen on the selection
-draws only.
+ratio. The audit tests it beside its chosen event, each at half the level (Bonferroni), so
+the false-alarm rate is kept; it is chosen on the selection draws only.
 """
 
 from __future__ import annotations

@@ -116,8 +116,9 @@ def _pairs(datasets, relation, max_pairs: int, seed: int, stated=()) -> tuple[li
     found = len(first) + len(pairs)
     room = max(0, max_pairs - len(first))
     gen = np.random.default_rng(seed)
-    one = [p for p in pairs if _one_record(*p)]
-    rest = [p for p in pairs if not _one_record(*p)]
+    single = [_one_record(*p) for p in pairs]
+    one = [p for p, s in zip(pairs, single) if s]
+    rest = [p for p, s in zip(pairs, single) if not s]
     one = [one[i] for i in np.sort(gen.choice(len(one), min(room, len(one)), replace=False))]
     rest = [rest[i] for i in gen.permutation(len(rest))[:room - len(one)]]
     return first + one + rest, found, len(first)
