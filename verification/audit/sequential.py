@@ -15,7 +15,9 @@ most α (the e-process / testing-by-betting view of Shafer and Vovk; Waudby-Smit
 Ramdas, "Estimating means of bounded random variables by betting", JRSS-B 2024). The rounds
 double in size; before each, the event is chosen again on *all* earlier draws (:func:`
 verification.audit.events.select.choose_event`) and λ is the Kelly (growth-optimal) fraction
-that the earlier draws suggest for it. A gross bug therefore fails after a few hundred draws; a
+that the earlier draws suggest for it; the support event (outputs one side gave and the other
+never, :mod:`verification.audit.events.support`) replaces it when the earlier draws promise
+it the faster growth. A gross bug therefore fails after a few hundred draws; a
 mechanism near its claim uses the budget.
 
 ``epsilon_lower`` combines two statements, each at level α, so it holds with confidence
@@ -66,11 +68,12 @@ from . import guard
 from .draws import SEQUENTIAL, Draws, root_seed
 from .events import Event
 from .events.select import LEARNERS, Sample, choose_event
+from .events.support import support_event
 from .fixed.mechanism import check_learners
 from .fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
 from .neighbours import check_pair
 from .stats import log_ratio_bound
-from .stats.hockey import LAMBDA_CAP, kelly_fraction
+from .stats.hockey import LAMBDA_CAP, kelly_growth
 from .values import check_claim
 
 __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_sequential",
@@ -272,12 +275,7 @@ def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha
             if r > 0:
                 choice = choose_event(A, B, n, alpha, dlt, features=features,
                                       learners=learners, seed=(seed + r) % 2**32, bits=bits)
-                event = choice.event
-                if event is not None:
-                    ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
-                    kp, kq = (ka, kb) if event.direction == "d" else (kb, ka)
-                    m = A.outputs.n
-                    lam = kelly_fraction((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
+                event, lam = _round_bet(A, B, choice.event, eps, dlt, cap)
             new = []
             for side, data in enumerate((d, d_prime)):
                 outs, raws, szs = draws.sample(data, n, SEQUENTIAL, side, offset[side])
@@ -316,6 +314,28 @@ def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha
                   epsilon_lower=eps_lower, event=event, seed=seed,
                   output_type=otype)
     return _verdict(crossed, reachable < threshold, common)
+
+
+def _round_bet(A: Sample, B: Sample, chosen: Event | None, eps, dlt, cap):
+    """The event a round bets on and its λ, from the earlier draws ``A`` / ``B`` only: the
+    chosen event or the support event (:func:`verification.audit.events.support.
+    support_event`: outputs one side gave at least twice and the other never), whichever
+    the earlier draws give the larger expected log growth of the capital at its Kelly
+    fraction. Either choice is fixed before the round's draws, so the bets stay valid; the
+    support event lets an atom of 10⁻⁴ on one side only, which the chosen event's ranking
+    cannot see, drive the e-process."""
+    m = A.outputs.n
+    best, best_lam, best_growth = chosen, 0.0, -math.inf
+    rival, _ = support_event(A, B)
+    for event in (chosen, rival):
+        if event is None:
+            continue
+        ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
+        kp, kq = (ka, kb) if event.direction == "d" else (kb, ka)
+        lam, growth = kelly_growth((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
+        if growth > best_growth:
+            best, best_lam, best_growth = event, lam, growth
+    return best, best_lam
 
 
 def _verdict(crossed: bool, unreachable: bool, common: dict) -> SequentialAudit:

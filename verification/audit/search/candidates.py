@@ -209,7 +209,8 @@ def confirm_pair(mechanism, d, d_prime, epsilon, n_samples: int, n_train: int, r
     fresh draws per dataset (a Poisson number with that mean for pure DP; with δ > 0 the
     hockey-stick test, its bets sized on the selection draws) test both, each as
     :func:`verification.audit.audit_mechanism` tests its event, at level ``alpha / 2``
-    (Bonferroni). The audit returned is the one with the larger bound (its ``alpha`` is
+    (Bonferroni; one test at ``alpha`` when the two agree on every selection draw). The
+    audit returned is the one with the larger bound (its ``alpha`` is
     ``alpha``, its bound at half of it): ``epsilon_lower`` exceeds the true ε with
     probability at most ``alpha``. The mechanism runs behind the guard of
     :mod:`privtools.usercode` (``timeout``, ``total_timeout``)."""
@@ -290,19 +291,30 @@ def _choose(A: Sample, B: Sample, n_test: int, level: float, delta: float, featu
     (on the first :data:`CHOOSE_MAX` draws per dataset) and the best union of cells
     (:func:`verification.audit.events.cells.cell_event`, on all of them) — two
     candidates tested side by side (Bonferroni) rather than one picked on a third of the
-    draws, which too often picks the wrong one of two close candidates."""
+    draws, which too often picks the wrong one of two close candidates. Two events that
+    agree on every selection draw are one candidate (:func:`_same`)."""
     A1, B1 = (A.split(CHOOSE_MAX)[0], B.split(CHOOSE_MAX)[0]) if A.outputs.n > CHOOSE_MAX \
         else (A, B)
     choice = choose_event(A1, B1, n_test, level, delta, features=features, learners=learners,
                           seed=seed, bits=bits)
     events = [] if choice.event is None else [(choice.family, choice.event)]
     cells, _ = cell_event(A, B, n_test, level / 2, delta)
-    if cells is not None and (not events or cells.describe() != events[0][1].describe()):
+    if cells is not None and (not events or not _same(cells, events[0][1], A, B)):
         events.append(("cells (union of outcomes or bins)", cells))
     selection = {"n_train": A.outputs.n, "projected_epsilon_lower": choice.projected,
                  "families": dict(choice.considered), "notes": choice.notes,
                  "events_tested": len(events)}
     return events, selection
+
+
+def _same(e1, e2, A: Sample, B: Sample) -> bool:
+    """Whether two events agree on every selection draw of both datasets (and so in
+    direction): the second is then not tested, and the first keeps the whole level."""
+    if e1.direction != e2.direction:
+        return False
+    if e1.describe() == e2.describe():
+        return True
+    return all(np.array_equal(S.contains(e1), S.contains(e2)) for S in (A, B))
 
 
 def _concat(a: Sample, b: Sample) -> Sample:

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.stats as st
 from scipy.special import logsumexp
 
-__all__ = ["kelly_fraction", "bets", "log_e_value", "hockey_stick_bound",
+__all__ = ["kelly_fraction", "kelly_growth", "bets", "log_e_value", "hockey_stick_bound",
            "projected_hockey_stick", "LAMBDA_CAP"]
 
 LAMBDA_CAP = 0.9     # λ ≤ 0.9/(e^ε + δ): no draw can lose more than 90 % of the capital
@@ -67,6 +67,18 @@ def kelly_fraction(p: float, q: float, eps: float, delta: float, cap: float) -> 
         else:
             hi = mid
     return lo
+
+
+def kelly_growth(p: float, q: float, eps: float, delta: float, cap: float) -> tuple[float, float]:
+    """The growth-optimal fraction λ of :func:`kelly_fraction` and the expected log growth
+    E[log(1 + λZ)] of the capital per pair of draws it gives (0 when λ is 0)."""
+    lam = kelly_fraction(p, q, eps, delta, cap)
+    if lam == 0.0:
+        return 0.0, 0.0
+    e = math.exp(eps)
+    z = np.array([1 - delta, -e - delta, 1 - e - delta, -delta])
+    w = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
+    return lam, float(w @ np.log1p(lam * z))
 
 
 def bets(kp: int, kq: int, n: int, eps: float, delta: float, n_test: int | None = None,

@@ -77,3 +77,30 @@ def test_the_few_bad_pairs_of_a_space_are_found(budget):
     assert BAD in (tuple(cx.d), tuple(cx.d_prime))
     # every pair of the space was screened
     assert len(cx.ranking) == cx.pairs == cx.pairs_found
+
+
+@given(values=st.lists(st.integers(0, 5), min_size=1, max_size=40),
+       cut=st.integers(0, 6))
+@settings(max_examples=100, deadline=None)
+def test_two_candidates_that_agree_on_every_selection_draw_are_one(values, cut):
+    """The confirmation tests the chosen event and the best union of cells side by side at
+    half the level each; when they hold the same selection draws (here "output >= cut" and
+    the set of the values ≥ cut that were seen) only one is tested, at the whole level."""
+    from verification.audit.events import Event, Whole
+    from verification.audit.events.select import Sample
+    from verification.audit.outputs import as_outputs
+    from verification.audit.search.candidates import _same
+
+    def sample(v):
+        arr = np.asarray(v, dtype=np.int64)
+        return Sample(as_outputs(arr, len(arr)), [arr], [len(arr)])
+
+    A, B = sample(values), sample(values[::-1] + [cut])
+    seen = tuple(sorted({v for v in values + [cut] if v >= cut}))
+    ge = Event("ge", "d", threshold=cut)
+    cells = Event("set", "d", values=seen, view=Whole(), keys=np.asarray(seen, dtype=np.int64))
+    assert _same(ge, cells, A, B)
+    other = Event("set", "d", values=seen[1:], view=Whole(),
+                  keys=np.asarray(seen[1:], dtype=np.int64))
+    assert not _same(ge, other, A, B)        # B holds cut, which ``other`` leaves out
+    assert not _same(ge, Event("ge", "d_prime", threshold=cut), A, B)

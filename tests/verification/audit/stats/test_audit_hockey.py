@@ -108,6 +108,9 @@ def test_kelly_fraction_is_growth_optimal(p, q, eps):
     assert 0 <= lam <= cap
     for other in np.linspace(0, cap, 9):
         assert growth(lam) >= growth(other) - 1e-12
+    lam2, g = hockey.kelly_growth(p, q, eps, delta, cap)
+    assert lam2 == lam and g == pytest.approx(growth(lam), abs=1e-15)
+    assert g >= 0 and (g > 0) == (float(w @ z) > 0 and lam > 0)
 
 
 # ----------------------------------------------------------------- the audit
