@@ -423,7 +423,8 @@ def markdown(summary, s: Settings, meta: dict) -> str:
          f"{meta['minutes']:.1f} min wall time"
          + (f" ({meta['audit_minutes']:.0f} min of audits summed over the workers)"
             if "audit_minutes" in meta else "")
-         + f"{' (quick mode)' if s.quick else ''}.", "",
+         + f"{' (quick mode)' if s.quick else ''}."
+         + (f" {meta['redone']}" if meta.get("redone") else ""), "",
          "| setting | value |", "|---|---|"]
     L += [f"| {a} | {b} |" for a, b in s.describe()]
     L += ["", "## False alarms on the private mechanisms", "",

@@ -24,7 +24,9 @@ Usage::
     python studies/audit_zoo_calibration.py --quick          # a handful of audits, < 1 min
 
 ``--json FILE`` saves the audit records with the run's command, machine and wall time;
-``--from-json FILE`` writes the page (and figure) again from them without an audit.
+``--from-json FILE`` writes the page (and figure) again from them without an audit; with
+``--redo TESTER`` it first runs that tester's audits again (the same seeds a full run gives
+them), for a change that touches one tester only.
 
 Every audit has its own seed (``SeedSequence(--seed, spawn_key=…)``, see
 ``studies/_zoo_calibration_tasks.py``), so the page does not depend on ``--workers``.
@@ -126,6 +128,36 @@ def run(s: Settings, workers: int = 1, log=_log) -> list[dict]:
                                           r["index"]))
 
 
+REDO = ("fixed", "sequential", "bits", "trace")
+
+
+def redo(records: list[dict], s: Settings, tester: str, workers: int = 1,
+         log=_log) -> list[dict]:
+    """``records`` with every audit of ``tester`` run again — the same tasks and seeds a
+    full run gives it, the power audits on the pairs the saved pilot searches chose — for a
+    change that touches that tester only: the records are then those a full run of the
+    current code gives. (The pair search is not redone alone: the pilots are searches.)"""
+    if tester not in REDO:
+        raise ValueError(f"--redo takes one of {', '.join(REDO)}, got {tester!r}")
+    tasks = [t for t in false_alarm_tasks(s) + curator_tasks(s) if t.tester == tester]
+    for rec in records:
+        if rec["section"] == "pilot":
+            pair = tuple(tuple(x) for x in rec["pair"])
+            tasks += [t for t in power_tasks(s, rec["name"], pair) if t.tester == tester]
+    tasks.sort(key=lambda t: -t.cost())
+    warm_up()
+    new, t0 = [], time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        for i, rec in enumerate(pool.map(run_task, tasks), 1):
+            new.append(rec)
+            if log and (i % 200 == 0 or i == len(tasks)):
+                mins = (time.perf_counter() - t0) / 60
+                log(f"  {i}/{len(tasks)} {tester} audits, {mins:.1f} min")
+    kept = [r for r in records if r["tester"] != tester or r["section"] == "pilot"]
+    return sorted(kept + new, key=lambda r: (r["section"], r["tester"], r["name"], r["draws"],
+                                              r["index"]))
+
+
 def _command(args) -> str:
     cmd = f"python {SCRIPT}"
     if args.quick:
@@ -159,6 +191,9 @@ def main(argv=None) -> int:
                     help="write the run's audit records (and its command, machine, time) here")
     ap.add_argument("--from-json", default=None, metavar="FILE",
                     help="no audits: write the page from the records --json saved")
+    ap.add_argument("--redo", default=None, choices=REDO,
+                    help="with --from-json: run this tester's audits again (same seeds) "
+                         "and write the page from the updated records")
     args = ap.parse_args(argv)
     s = quick_settings() if args.quick else Settings()
     if args.seeds is not None:
@@ -168,6 +203,14 @@ def main(argv=None) -> int:
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
         records, run_meta = saved["records"], saved["meta"]
+        if args.redo:
+            t0 = time.perf_counter()
+            records = redo(records, s, args.redo, args.workers)
+            minutes = (time.perf_counter() - t0) / 60
+            run_meta = {**run_meta, "audit_minutes": sum(r["seconds"] for r in records) / 60,
+                        "redone": f"The {args.redo} audits were run again on their own seeds "
+                                  f"after a change to that tester alone ({minutes:.1f} min); "
+                                  "the wall time is the full run's."}
     else:
         t0 = time.perf_counter()
         records = run(s, args.workers)

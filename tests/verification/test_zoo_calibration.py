@@ -126,6 +126,27 @@ def test_the_page_is_rewritten_from_the_saved_records(quick, tmp_path):
     assert (tmp_path / "figures" / "audit_zoo_calibration.png").is_file()
 
 
+def test_a_tester_redone_gives_the_records_of_a_full_run(quick, tmp_path):
+    """``--redo`` runs one tester's audits again on the seeds a full run gives them: with
+    the code unchanged the records are the full run's (timings aside), and the page says
+    what was redone."""
+    mod, *_, out = quick
+    again = tmp_path / "again.md"
+    assert mod.main(["--quick", "--from-json", str(out / "records.json"), "--redo",
+                     "sequential", "--workers", "1", "--markdown", str(again),
+                     "--json", str(tmp_path / "again.json")]) == 0
+
+    def strip(path):
+        recs = json.loads(path.read_text(encoding="utf-8"))["records"]
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in recs]
+
+    assert strip(tmp_path / "again.json") == strip(out / "records.json")
+    assert "The sequential audits were run again on their own seeds" in again.read_text(
+        encoding="utf-8")
+    with pytest.raises(ValueError, match="--redo takes one of"):
+        mod.redo([], mod.quick_settings(), "search")
+
+
 def test_every_audit_has_its_own_seed(quick):
     _, _, records, *_ = quick
     seeds = [r["seed"] for r in records]

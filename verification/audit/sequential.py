@@ -72,8 +72,8 @@ from .events.support import support_event
 from .fixed.mechanism import check_learners
 from .fixed.sampler import _check_table, _integer_keys, _is_scipy, _Law
 from .neighbours import check_pair
-from .stats import log_ratio_bound
-from .stats.hockey import LAMBDA_CAP, kelly_growth
+from .stats import SHRINK, clopper_pearson, log_ratio_bound
+from .stats.hockey import LAMBDA_CAP, kelly_fraction, kelly_growth
 from .values import check_claim
 
 __all__ = ["SequentialAudit", "audit_mechanism_sequential", "audit_sampler_sequential",
@@ -318,24 +318,39 @@ def _mechanism_rounds(mechanism, d, d_prime, eps, dlt, max_samples, first, alpha
 
 def _round_bet(A: Sample, B: Sample, chosen: Event | None, eps, dlt, cap):
     """The event a round bets on and its λ, from the earlier draws ``A`` / ``B`` only: the
-    chosen event or the support event (:func:`verification.audit.events.support.
-    support_event`: outputs one side gave at least twice and the other never), whichever
-    the earlier draws give the larger expected log growth of the capital at its Kelly
-    fraction. Either choice is fixed before the round's draws, so the bets stay valid; the
+    chosen event, or the support event (:func:`verification.audit.events.support.
+    support_event`: outputs one side gave at least twice and the other never) when that
+    promises the faster growth of the capital. The support event is found on the first half
+    of the earlier draws and judged on the second half — the union of thousands of values
+    each seen twice by chance looks like a sure bet on the draws that chose it — by the
+    expected log growth at its Kelly fraction for the rates shrunk to their Clopper–Pearson
+    bounds at level :data:`verification.audit.stats.SHRINK` (the chosen event by the same
+    growth on all the earlier draws). The λ is the Kelly fraction of the raw rates, as
+    before. Either choice is fixed before the round's draws, so the bets stay valid; the
     support event lets an atom of 10⁻⁴ on one side only, which the chosen event's ranking
     cannot see, drive the e-process."""
-    m = A.outputs.n
-    best, best_lam, best_growth = chosen, 0.0, -math.inf
-    rival, _ = support_event(A, B)
-    for event in (chosen, rival):
-        if event is None:
-            continue
-        ka, kb = int(A.contains(event).sum()), int(B.contains(event).sum())
-        kp, kq = (ka, kb) if event.direction == "d" else (kb, ka)
-        lam, growth = kelly_growth((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
-        if growth > best_growth:
-            best, best_lam, best_growth = event, lam, growth
-    return best, best_lam
+    def counts(event, a, b):
+        ka, kb = int(a.contains(event).sum()), int(b.contains(event).sum())
+        return (ka, kb) if event.direction == "d" else (kb, ka)
+
+    def growth(kp, kq, m):
+        p, q = clopper_pearson(kp, m, SHRINK, "lower"), clopper_pearson(kq, m, SHRINK, "upper")
+        return kelly_growth(float(p), float(q), eps, dlt, cap)[1]
+
+    m, h = A.outputs.n, A.outputs.n // 2
+    best = chosen
+    (A1, A2), (B1, B2) = A.split(h), B.split(h)
+    rival = support_event(A1, B1)[0] if h > 0 else None
+    if rival is not None:
+        kp, kq = counts(rival, A2, B2)
+        rival_growth = growth(kp, kq, m - h)
+        base = -math.inf if chosen is None else growth(*counts(chosen, A, B), m)
+        if rival_growth > max(base, 0.0):
+            best = rival
+    if best is None:
+        return None, 0.0
+    kp, kq = counts(best, A, B)
+    return best, kelly_fraction((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
 
 
 def _verdict(crossed: bool, unreachable: bool, common: dict) -> SequentialAudit:
