@@ -28,6 +28,9 @@ COMMANDS = {
         "(the caveats' spot checks are copied from its output)",
     "docs/tables/audit_benchmark.md":
         "python benchmarks/bench_audit_suite.py --markdown docs/tables/audit_benchmark.md",
+    "docs/tables/audit_benchmark_svt_2e8.md":
+        "python benchmarks/bench_audit_suite.py --only SVT1 SVT2 --test 2e8 --markdown "
+        "docs/tables/audit_benchmark_svt_2e8.md",
     "docs/tables/audit_calibration.md": "python studies/audit_power.py --runs 100 "
                                  "--out docs/tables/audit_calibration.md",
     "docs/tables/audit_zoo_calibration.md":
