@@ -124,8 +124,7 @@ def run(s: Settings, workers: int = 1, log=_log) -> list[dict]:
                         total += len(more)
                         queue = sorted(queue + more, key=lambda t: -t.cost())
                     note(rec)
-    return sorted(records, key=lambda r: (r["section"], r["tester"], r["name"], r["draws"],
-                                          r["index"]))
+    return _ordered(records)
 
 
 REDO = ("fixed", "sequential", "bits", "trace")
@@ -153,9 +152,13 @@ def redo(records: list[dict], s: Settings, tester: str, workers: int = 1,
             if log and (i % 200 == 0 or i == len(tasks)):
                 mins = (time.perf_counter() - t0) / 60
                 log(f"  {i}/{len(tasks)} {tester} audits, {mins:.1f} min")
-    kept = [r for r in records if r["tester"] != tester or r["section"] == "pilot"]
-    return sorted(kept + new, key=lambda r: (r["section"], r["tester"], r["name"], r["draws"],
-                                              r["index"]))
+    return _ordered([r for r in records if r["tester"] != tester] + new)
+
+
+def _ordered(records: list[dict]) -> list[dict]:
+    """The records in one order, whatever order the audits finished in."""
+    return sorted(records, key=lambda r: (r["section"], r["tester"], r["name"], r["draws"],
+                                          r["index"]))
 
 
 def _command(args) -> str:

@@ -338,18 +338,16 @@ def _round_bet(A: Sample, B: Sample, chosen: Event | None, eps, dlt, cap):
         return kelly_growth(float(p), float(q), eps, dlt, cap)[1]
 
     m, h = A.outputs.n, A.outputs.n // 2
-    best = chosen
     (A1, A2), (B1, B2) = A.split(h), B.split(h)
     rival = support_event(A1, B1)[0] if h > 0 else None
+    best, k = chosen, (None if chosen is None else counts(chosen, A, B))
     if rival is not None:
-        kp, kq = counts(rival, A2, B2)
-        rival_growth = growth(kp, kq, m - h)
-        base = -math.inf if chosen is None else growth(*counts(chosen, A, B), m)
-        if rival_growth > max(base, 0.0):
-            best = rival
+        base = -math.inf if chosen is None else growth(*k, m)
+        if growth(*counts(rival, A2, B2), m - h) > max(base, 0.0):
+            best, k = rival, counts(rival, A, B)
     if best is None:
         return None, 0.0
-    kp, kq = counts(best, A, B)
+    kp, kq = k
     return best, kelly_fraction((kp + 0.5) / (m + 1), (kq + 0.5) / (m + 1), eps, dlt, cap)
 
 

@@ -51,12 +51,19 @@ LAMBDA_CAP = 0.9     # λ ≤ 0.9/(e^ε + δ): no draw can lose more than 90 % o
 _TAIL = 80.0         # pairings whose log-probability is this far below the mode are dropped
 
 
-def kelly_fraction(p: float, q: float, eps: float, delta: float, cap: float) -> float:
-    """The growth-optimal fraction for Z = X − e^ε Y − δ with X ~ B(p), Y ~ B(q)
-    independent, in [0, cap]; 0 when the estimated drift is not positive."""
+def _outcomes(p: float, q: float, eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """The four values of Z = X − e^ε Y − δ (X, Y ∈ {1,0}: (1,0), (0,1), (1,1), (0,0)) and
+    their probabilities for X ~ B(p), Y ~ B(q) independent."""
     e = math.exp(eps)
     z = np.array([1 - delta, -e - delta, 1 - e - delta, -delta])
     w = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
+    return z, w
+
+
+def kelly_fraction(p: float, q: float, eps: float, delta: float, cap: float) -> float:
+    """The growth-optimal fraction for Z = X − e^ε Y − δ with X ~ B(p), Y ~ B(q)
+    independent, in [0, cap]; 0 when the estimated drift is not positive."""
+    z, w = _outcomes(p, q, eps, delta)
     if float(w @ z) <= 0:
         return 0.0
     lo, hi = 0.0, cap
@@ -75,9 +82,7 @@ def kelly_growth(p: float, q: float, eps: float, delta: float, cap: float) -> tu
     lam = kelly_fraction(p, q, eps, delta, cap)
     if lam == 0.0:
         return 0.0, 0.0
-    e = math.exp(eps)
-    z = np.array([1 - delta, -e - delta, 1 - e - delta, -delta])
-    w = np.array([p * (1 - q), (1 - p) * q, p * q, (1 - p) * (1 - q)])
+    z, w = _outcomes(p, q, eps, delta)
     return lam, float(w @ np.log1p(lam * z))
 
 
